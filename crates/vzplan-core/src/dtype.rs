@@ -1,0 +1,155 @@
+//! Element types, with their byte order, and their Zarr v3 `data_type` names.
+//!
+//! See the [Zarr v3 core data types](https://zarr-specs.readthedocs.io/en/latest/v3/core/index.html#data-types).
+//! Byte order is not part of a Zarr v3 data type; it goes to the `bytes` codec
+//! (`{"name": "bytes", "configuration": {"endian": "big"}}`).
+
+use serde::{Deserialize, Serialize};
+
+/// Byte order of multi-byte elements as stored in the source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Endian {
+    Little,
+    Big,
+}
+
+impl Endian {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Endian::Little => "little",
+            Endian::Big => "big",
+        }
+    }
+}
+
+/// What kind of value an element is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Bool,
+    Int,
+    UInt,
+    Float,
+    /// Fixed-length byte strings (HDF5 fixed strings, netCDF `char` arrays' last axis is kept as an axis).
+    String,
+}
+
+/// An element type: kind, size in bytes and byte order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DType {
+    pub kind: Kind,
+    pub size: usize,
+    pub endian: Endian,
+}
+
+impl DType {
+    pub const fn new(kind: Kind, size: usize, endian: Endian) -> Self {
+        DType { kind, size, endian }
+    }
+
+    /// The Zarr v3 `data_type` JSON value, or `None` for a type Zarr cannot name.
+    pub fn zarr_data_type(&self) -> Option<serde_json::Value> {
+        use serde_json::json;
+        let name = match (self.kind, self.size) {
+            (Kind::Bool, 1) => "bool",
+            (Kind::Int, 1) => "int8",
+            (Kind::Int, 2) => "int16",
+            (Kind::Int, 4) => "int32",
+            (Kind::Int, 8) => "int64",
+            (Kind::UInt, 1) => "uint8",
+            (Kind::UInt, 2) => "uint16",
+            (Kind::UInt, 4) => "uint32",
+            (Kind::UInt, 8) => "uint64",
+            (Kind::Float, 2) => "float16",
+            (Kind::Float, 4) => "float32",
+            (Kind::Float, 8) => "float64",
+            (Kind::String, n) if n > 0 => {
+                // zarr-python's fixed-length byte string type (numpy `S<n>`).
+                return Some(json!({"name": "null_terminated_bytes",
+                                   "configuration": {"length_bytes": n}}));
+            }
+            _ => return None,
+        };
+        Some(json!(name))
+    }
+
+    /// The numpy dtype string (`<f4`, `>i2`, `|S8`), used in reports and by the read-back scripts.
+    pub fn numpy_str(&self) -> String {
+        let order = if self.size == 1 || self.kind == Kind::String {
+            '|'
+        } else if self.endian == Endian::Big {
+            '>'
+        } else {
+            '<'
+        };
+        let code = match self.kind {
+            Kind::Bool => 'b',
+            Kind::Int => 'i',
+            Kind::UInt => 'u',
+            Kind::Float => 'f',
+            Kind::String => 'S',
+        };
+        format!("{order}{code}{}", self.size)
+    }
+
+    /// Decodes one element (`bytes.len() == size`) as f64, for coordinate checks. Strings give `None`.
+    pub fn decode_f64(&self, bytes: &[u8]) -> Option<f64> {
+        if bytes.len() != self.size {
+            return None;
+        }
+        let mut b = [0u8; 8];
+        match self.endian {
+            Endian::Little => b[..self.size].copy_from_slice(bytes),
+            Endian::Big => {
+                for (i, v) in bytes.iter().rev().enumerate() {
+                    b[i] = *v;
+                }
+            }
+        }
+        // b now holds the value little-endian in its first `size` bytes.
+        let u = u64::from_le_bytes(b);
+        Some(match (self.kind, self.size) {
+            (Kind::Bool, 1) => (u != 0) as u8 as f64,
+            (Kind::UInt, _) => u as f64,
+            (Kind::Int, n) => {
+                let shift = 64 - 8 * n as u32;
+                (((u << shift) as i64) >> shift) as f64
+            }
+            (Kind::Float, 4) => f32::from_bits(u as u32) as f64,
+            (Kind::Float, 8) => f64::from_bits(u),
+            _ => return None,
+        })
+    }
+
+    /// Decodes a whole buffer of elements as f64 (trailing partial element ignored).
+    pub fn decode_all_f64(&self, bytes: &[u8]) -> Option<Vec<f64>> {
+        if self.size == 0 {
+            return None;
+        }
+        bytes
+            .chunks_exact(self.size)
+            .map(|e| self.decode_f64(e))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_both_byte_orders() {
+        let be = DType::new(Kind::Int, 2, Endian::Big);
+        assert_eq!(be.decode_f64(&[0xff, 0xfe]), Some(-2.0));
+        let le = DType::new(Kind::Float, 4, Endian::Little);
+        assert_eq!(le.decode_f64(&1.5f32.to_le_bytes()), Some(1.5));
+        let u = DType::new(Kind::UInt, 8, Endian::Big);
+        assert_eq!(u.decode_f64(&7u64.to_be_bytes()), Some(7.0));
+        assert_eq!(be.numpy_str(), ">i2");
+        assert_eq!(
+            DType::new(Kind::String, 8, Endian::Little).numpy_str(),
+            "|S8"
+        );
+    }
+}

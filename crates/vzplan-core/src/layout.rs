@@ -1,0 +1,312 @@
+//! What a format reader reports about one file: [`SourceLayout`] → [`ArrayLayout`] → [`ChunkTable`].
+
+use crate::dtype::DType;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The format a source was read as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Hdf5,
+    Netcdf3,
+    Tiff,
+}
+
+/// One source file: where it is, how big, its identity for drift checks, and its arrays.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SourceLayout {
+    /// Canonical URL (`file:///abs/path` or `s3://bucket/key`), never with credentials.
+    pub url: String,
+    pub size: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    /// Last modification time, RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtime: Option<String>,
+    pub format: Format,
+    /// Root-group (global) attributes.
+    #[serde(default)]
+    pub attrs: Map<String, Value>,
+    /// Nested groups' attributes, by path (`"grp/sub"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupLayout>,
+    pub arrays: Vec<ArrayLayout>,
+    /// Arrays the reader found but cannot describe as references, with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<ArrayProblem>,
+}
+
+/// A nested group (the root group's attributes live in [`SourceLayout::attrs`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroupLayout {
+    pub path: String,
+    #[serde(default)]
+    pub attrs: Map<String, Value>,
+}
+
+/// An array the reader saw but cannot reference exactly (unsupported filter, datatype, layout…).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArrayProblem {
+    pub path: String,
+    pub reason: String,
+}
+
+/// A named dimension of an array.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Dim {
+    pub name: String,
+    /// Unlimited (HDF5 max dim = UNLIMITED, netCDF record dimension).
+    #[serde(default)]
+    pub unlimited: bool,
+}
+
+impl Dim {
+    pub fn new(name: impl Into<String>, unlimited: bool) -> Self {
+        Dim {
+            name: name.into(),
+            unlimited,
+        }
+    }
+}
+
+/// Where a codec sits in a Zarr v3 chain: before `bytes` (array → array) or after it (bytes → bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CodecStage {
+    ArrayToArray,
+    BytesToBytes,
+}
+
+/// One Zarr v3 codec, as it will appear in `zarr.json` (`{"name": …, "configuration": {…}}`).
+/// The `bytes` codec itself is not listed: it follows from the dtype's byte order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Codec {
+    pub name: String,
+    #[serde(default)]
+    pub configuration: Map<String, Value>,
+    pub stage: CodecStage,
+}
+
+impl Codec {
+    pub fn new(name: &str, stage: CodecStage, configuration: Value) -> Self {
+        let configuration = match configuration {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        Codec {
+            name: name.to_string(),
+            configuration,
+            stage,
+        }
+    }
+    /// HDF5 deflate and TIFF deflate are zlib streams (RFC 1950), not gzip.
+    pub fn zlib(level: u32) -> Self {
+        Self::new(
+            "numcodecs.zlib",
+            CodecStage::BytesToBytes,
+            serde_json::json!({"level": level}),
+        )
+    }
+    pub fn shuffle(elementsize: usize) -> Self {
+        Self::new(
+            "numcodecs.shuffle",
+            CodecStage::BytesToBytes,
+            serde_json::json!({"elementsize": elementsize}),
+        )
+    }
+    pub fn fletcher32() -> Self {
+        Self::new(
+            "numcodecs.fletcher32",
+            CodecStage::BytesToBytes,
+            serde_json::json!({}),
+        )
+    }
+    pub fn zstd(level: i32) -> Self {
+        Self::new(
+            "numcodecs.zstd",
+            CodecStage::BytesToBytes,
+            serde_json::json!({"level": level}),
+        )
+    }
+    /// The `zarr.json` form: `{"name": …, "configuration": {…}}` (always with a configuration object).
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({"name": self.name, "configuration": self.configuration})
+    }
+}
+
+/// How the blocks at the array's far edge are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EdgeStorage {
+    /// Every block is stored at the full block shape; edge blocks are padded (HDF5 chunks, TIFF tiles).
+    Padded,
+    /// Edge blocks are stored at their logical extent (TIFF strips, netCDF-3 records).
+    Exact,
+}
+
+/// The bytes of one block: a range of the source file, or bytes already encoded for the codec chain.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChunkData {
+    Ref { offset: u64, length: u64 },
+    Inline(#[serde(with = "b64")] Vec<u8>),
+}
+
+/// One stored block of an array's native grid.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkEntry {
+    /// Grid index: element offset divided by the block shape.
+    pub index: Vec<u64>,
+    pub data: ChunkData,
+    /// HDF5 filter mask: bit i set = filter i of the pipeline was skipped for this block.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub filter_mask: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+/// An array's native block layout. Within one file the grid is regular: `block` per axis, the last
+/// block of an axis overhanging the array's end ([`EdgeStorage`] says whether it is stored padded).
+/// Blocks not listed are unallocated and read as the fill value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChunkTable {
+    pub block: Vec<u64>,
+    pub edges: EdgeStorage,
+    /// Uncompressed and row-contiguous: a block may be cut between any two rows of axis 0
+    /// (netCDF-3 fixed variables, uncompressed strips).
+    #[serde(default)]
+    pub splittable: bool,
+    /// Allocated blocks, in row-major order of `index`.
+    pub entries: Vec<ChunkEntry>,
+}
+
+impl ChunkTable {
+    /// Number of blocks along each axis for an array of `shape` (an axis of length 0 has 0 blocks).
+    pub fn grid_shape(&self, shape: &[u64]) -> Vec<u64> {
+        shape
+            .iter()
+            .zip(&self.block)
+            .map(|(&n, &b)| if b == 0 { 0 } else { n.div_ceil(b) })
+            .collect()
+    }
+}
+
+/// One array of a source: an HDF5 dataset, a netCDF variable, a TIFF image.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ArrayLayout {
+    /// Path inside the file without a leading slash: `tas`, `grp/sub/v`.
+    pub path: String,
+    pub dims: Vec<Dim>,
+    pub shape: Vec<u64>,
+    pub dtype: DType,
+    /// One element in the dtype's byte order; `None` when the file defines none (Zarr then gets 0).
+    #[serde(default, with = "b64opt", skip_serializing_if = "Option::is_none")]
+    pub fill_value: Option<Vec<u8>>,
+    /// User-visible attributes (format-internal ones such as `DIMENSION_LIST` already dropped).
+    #[serde(default)]
+    pub attrs: Map<String, Value>,
+    /// Codecs after (or before) `bytes`, in encode order.
+    #[serde(default)]
+    pub codecs: Vec<Codec>,
+    pub chunks: ChunkTable,
+    /// The decoded element bytes (dtype byte order), read only for small coordinate variables.
+    #[serde(default, with = "b64opt", skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<u8>>,
+}
+
+impl ArrayLayout {
+    pub fn dim_names(&self) -> Vec<&str> {
+        self.dims.iter().map(|d| d.name.as_str()).collect()
+    }
+    /// Bytes of one full block, decoded.
+    pub fn block_bytes(&self) -> u64 {
+        self.chunks.block.iter().product::<u64>() * self.dtype.size as u64
+    }
+    /// The coordinate values as f64, when the reader kept them.
+    pub fn values_f64(&self) -> Option<Vec<f64>> {
+        self.values
+            .as_deref()
+            .and_then(|v| self.dtype.decode_all_f64(v))
+    }
+}
+
+mod b64 {
+    use base64::Engine;
+    use serde::{Deserialize, Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(v))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let s = String::deserialize(d)?;
+        base64::engine::general_purpose::STANDARD
+            .decode(s)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+mod b64opt {
+    use base64::Engine;
+    use serde::{Deserialize, Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(v: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(v)),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
+        match Option::<String>::deserialize(d)? {
+            None => Ok(None),
+            Some(s) => base64::engine::general_purpose::STANDARD
+                .decode(s)
+                .map(Some)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::{Endian, Kind};
+
+    #[test]
+    fn layout_round_trips_through_json() {
+        let a = ArrayLayout {
+            path: "tas".into(),
+            dims: vec![Dim::new("time", true), Dim::new("lat", false)],
+            shape: vec![10, 3],
+            dtype: DType::new(Kind::Float, 4, Endian::Little),
+            fill_value: Some(vec![0, 0, 192, 127]),
+            attrs: Map::new(),
+            codecs: vec![Codec::shuffle(4), Codec::zlib(4)],
+            chunks: ChunkTable {
+                block: vec![4, 3],
+                edges: EdgeStorage::Padded,
+                splittable: false,
+                entries: vec![
+                    ChunkEntry {
+                        index: vec![0, 0],
+                        data: ChunkData::Ref {
+                            offset: 100,
+                            length: 20,
+                        },
+                        filter_mask: 0,
+                    },
+                    ChunkEntry {
+                        index: vec![1, 0],
+                        data: ChunkData::Inline(vec![1, 2, 3]),
+                        filter_mask: 2,
+                    },
+                ],
+            },
+            values: None,
+        };
+        let s = serde_json::to_string(&a).unwrap();
+        let b: ArrayLayout = serde_json::from_str(&s).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.chunks.grid_shape(&a.shape), vec![3, 1]);
+    }
+}
