@@ -1,1 +1,3 @@
-//! vzplan-hdf5
+//! vzplan-hdf5 (in progress)
+pub mod ctx;
+pub mod error;

@@ -1,0 +1,161 @@
+//! Low-level primitives shared by every part of the reader: the file context (sizes of offsets and
+//! lengths from the superblock, the base address) and a bounds-checked little-endian cursor.
+//! "All metadata fields are stored in little-endian byte order" (HDF5 format spec, II.A).
+
+use crate::error::{Error, Result};
+use vzplan_io::RangeRead;
+
+/// The file being read plus the superblock's address and length widths.
+pub struct Ctx<'a> {
+    pub r: &'a dyn RangeRead,
+    /// "Size of Offsets" (bytes per address).
+    pub so: u8,
+    /// "Size of Lengths".
+    pub sl: u8,
+    /// Base address: every address in the file is relative to it.
+    pub base: u64,
+}
+
+impl<'a> Ctx<'a> {
+    /// Reads `len` bytes at file address `addr` (relative to the base address).
+    pub fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>> {
+        let abs = self
+            .base
+            .checked_add(addr)
+            .ok_or_else(|| Error::malformed(format!("address {addr:#x} overflows")))?;
+        Ok(self.r.read_at(abs, len)?)
+    }
+    /// Reads up to `len` bytes at `addr`, fewer if the file ends first (for speculative reads of
+    /// structures whose size is only known after parsing their start).
+    pub fn read_upto(&self, addr: u64, len: u64) -> Result<Vec<u8>> {
+        let abs = self.base.saturating_add(addr);
+        let size = self.r.size();
+        if abs >= size {
+            return Err(Error::malformed(format!(
+                "address {addr:#x} is past the end of the file ({size} bytes)"
+            )));
+        }
+        Ok(self.r.read_at(abs, len.min(size - abs))?)
+    }
+    /// The "undefined address" (all bits set in Size of Offsets bytes).
+    pub fn undef(&self) -> u64 {
+        if self.so >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * self.so as u32)) - 1
+        }
+    }
+    pub fn is_undef(&self, addr: u64) -> bool {
+        addr == self.undef()
+    }
+    pub fn cur<'b>(&self, buf: &'b [u8]) -> Cur<'b> {
+        Cur::new(buf, self.so, self.sl)
+    }
+    /// Absolute file offset of an address, for chunk references.
+    pub fn abs(&self, addr: u64) -> u64 {
+        self.base.saturating_add(addr)
+    }
+}
+
+/// A bounds-checked little-endian reader over a byte slice. Every read that would pass the end
+/// returns [`Error::Truncated`] instead of panicking.
+#[derive(Clone)]
+pub struct Cur<'b> {
+    buf: &'b [u8],
+    pos: usize,
+    so: u8,
+    sl: u8,
+}
+
+impl<'b> Cur<'b> {
+    pub fn new(buf: &'b [u8], so: u8, sl: u8) -> Self {
+        Cur { buf, pos: 0, so, sl }
+    }
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+    pub fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+    pub fn buf(&self) -> &'b [u8] {
+        self.buf
+    }
+    pub fn seek(&mut self, pos: usize) -> Result<()> {
+        if pos > self.buf.len() {
+            return Err(Error::Truncated {
+                what: "seek",
+                need: pos,
+                have: self.buf.len(),
+            });
+        }
+        self.pos = pos;
+        Ok(())
+    }
+    pub fn bytes(&mut self, n: usize) -> Result<&'b [u8]> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len());
+        match end {
+            Some(end) => {
+                let s = &self.buf[self.pos..end];
+                self.pos = end;
+                Ok(s)
+            }
+            None => Err(Error::Truncated {
+                what: "field",
+                need: self.pos.saturating_add(n),
+                have: self.buf.len(),
+            }),
+        }
+    }
+    pub fn skip(&mut self, n: usize) -> Result<()> {
+        self.bytes(n).map(|_| ())
+    }
+    pub fn u8(&mut self) -> Result<u8> {
+        Ok(self.bytes(1)?[0])
+    }
+    pub fn u16(&mut self) -> Result<u16> {
+        Ok(self.uint(2)? as u16)
+    }
+    pub fn u32(&mut self) -> Result<u32> {
+        Ok(self.uint(4)? as u32)
+    }
+    pub fn u64(&mut self) -> Result<u64> {
+        self.uint(8)
+    }
+    /// An unsigned little-endian integer of `n` bytes (0..=8).
+    pub fn uint(&mut self, n: usize) -> Result<u64> {
+        if n > 8 {
+            return Err(Error::malformed(format!("integer field of {n} bytes")));
+        }
+        let b = self.bytes(n)?;
+        let mut v = 0u64;
+        for (i, x) in b.iter().enumerate() {
+            v |= (*x as u64) << (8 * i);
+        }
+        Ok(v)
+    }
+    /// An address ("Size of Offsets" bytes).
+    pub fn offset(&mut self) -> Result<u64> {
+        self.uint(self.so as usize)
+    }
+    /// A length ("Size of Lengths" bytes).
+    pub fn length(&mut self) -> Result<u64> {
+        self.uint(self.sl as usize)
+    }
+    /// Checks a 4-byte signature such as `TREE`, `OHDR`, `FAHD`.
+    pub fn sig(&mut self, want: &[u8; 4]) -> Result<()> {
+        let got = self.bytes(4)?;
+        if got != want {
+            return Err(Error::malformed(format!(
+                "expected signature {:?}, found {:?}",
+                String::from_utf8_lossy(want),
+                String::from_utf8_lossy(got)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Bytes needed to encode `v` (at least 1): the width HDF5 uses for "variable-size" fields.
+pub fn bytes_needed(v: u64) -> usize {
+    (((64 - v.leading_zeros()) as usize).div_ceil(8)).max(1)
+}
