@@ -1,0 +1,309 @@
+//! Extensible Array index (format spec VII.D, index type 4), for one unlimited dimension.
+//!
+//! Structure: `EAHD` header → `EAIB` index block (the first `index elements` entries inline, the
+//! addresses of the data blocks of the first super blocks, then secondary block addresses) →
+//! `EASB` secondary blocks (data block addresses, plus a page-initialised bitmap when their data
+//! blocks are paged) → `EADB` data blocks (entries, or, when paged, the pages follow the block
+//! prefix contiguously, each `page entries + checksum`).
+//!
+//! The spec gives the fields but not the geometry, which follows from the header parameters:
+//! super block `u` (0-based) holds `2^floor(u/2)` data blocks of `2^floor((u+1)/2) * min elements`
+//! entries; there are `1 + max_bits - log2(min elements)` super blocks; the first
+//! `2*log2(min pointers)` of them have their data blocks addressed directly from the index block
+//! (`2*(min pointers - 1)` addresses); the rest have one secondary block each. A data block is
+//! paged when it holds more than `2^page bits` entries. "Block Offset" fields take
+//! `ceil(max_bits / 8)` bytes. These rules are checked against h5py-written fixtures.
+//!
+//! Entry `i` is the chunk whose swizzled index (unlimited dimension moved to the front, the
+//! other dimensions row-major over their maximum chunk grid) is `i`.
+
+use super::{checksum, decode_entry, entry_layout, finish, product, scaled_to_offset, unravel};
+use super::{Geometry, RawChunk};
+use crate::ctx::{Ctx, Cur};
+use crate::error::{Error, Result};
+
+struct Ea<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    geo: &'c Geometry,
+    header_addr: u64,
+    client: u8,
+    width: Option<usize>,
+    entry_size: u64,
+    full: u64,
+    off_size: usize,
+    page_n: u64,
+    unlim: usize,
+    /// Maximum chunk grid of the other dimensions, in order.
+    others: Vec<u64>,
+    n_others: u64,
+    out: Vec<RawChunk>,
+}
+
+impl Ea<'_, '_> {
+    fn push(&mut self, i: u64, c: &mut Cur) -> Result<()> {
+        let (addr, size, mask) = decode_entry(c, self.width, self.full)?;
+        if self.ctx.is_undef(addr) {
+            return Ok(());
+        }
+        let rest = unravel(i % self.n_others, &self.others);
+        let mut scaled = Vec::with_capacity(rest.len() + 1);
+        scaled.extend_from_slice(&rest[..self.unlim]);
+        scaled.push(i / self.n_others);
+        scaled.extend_from_slice(&rest[self.unlim..]);
+        self.out.push(RawChunk {
+            offset: scaled_to_offset(&scaled, self.geo)?,
+            addr,
+            size,
+            filter_mask: mask,
+        });
+        Ok(())
+    }
+
+    /// Checks the common prefix of index, secondary and data blocks.
+    fn prefix(&self, c: &mut Cur, sig: &[u8; 4], at: u64) -> Result<()> {
+        c.sig(sig)?;
+        let (v, cl, h) = (c.u8()?, c.u8()?, c.offset()?);
+        if v != 0 || cl != self.client || h != self.header_addr {
+            return Err(Error::malformed(format!(
+                "extensible array block at {at:#x}: version {v}, client {cl}, header {h:#x}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Reads the data block at `addr` holding entries `first..first+n`. `pages` is the page
+    /// bitmap and bit offset of this block's pages when the block is paged.
+    fn data_block(
+        &mut self,
+        addr: u64,
+        first: u64,
+        n: u64,
+        pages: Option<(&[u8], u64)>,
+    ) -> Result<()> {
+        let so = self.ctx.so as u64;
+        let prefix = 4 + 1 + 1 + so + self.off_size as u64;
+        let overflow = || Error::malformed("extensible array data block size overflows");
+        let elems = n.checked_mul(self.entry_size).ok_or_else(overflow)?;
+        match pages {
+            None => {
+                let buf = self.ctx.read(addr, prefix + elems + 4)?;
+                let mut c = self.ctx.cur(&buf);
+                self.prefix(&mut c, b"EADB", addr)?;
+                c.skip(self.off_size)?;
+                checksum::verify(
+                    &buf,
+                    (prefix + elems) as usize,
+                    "extensible array data block",
+                )?;
+                for i in first..first.saturating_add(n) {
+                    self.push(i, &mut c)?;
+                }
+            }
+            Some((bitmap, bit0)) => {
+                let npages = n / self.page_n;
+                let page_len = self.page_n * self.entry_size;
+                let len = prefix + 4 + npages.checked_mul(page_len + 4).ok_or_else(overflow)?;
+                // One read for the block prefix and all of its pages.
+                let buf = self.ctx.read(addr, len)?;
+                let mut c = self.ctx.cur(&buf);
+                self.prefix(&mut c, b"EADB", addr)?;
+                c.skip(self.off_size)?;
+                checksum::verify(&buf, prefix as usize, "extensible array data block")?;
+                for p in 0..npages {
+                    let bit = bit0 + p;
+                    let init = bitmap
+                        .get((bit / 8) as usize)
+                        .is_some_and(|b| b & (0x80 >> (bit % 8)) != 0);
+                    if !init {
+                        continue;
+                    }
+                    let start = (prefix + 4 + p * (page_len + 4)) as usize;
+                    let page = buf
+                        .get(start..start + page_len as usize + 4)
+                        .ok_or_else(|| {
+                            Error::malformed("extensible array page outside its block")
+                        })?;
+                    checksum::verify(page, page_len as usize, "extensible array data block page")?;
+                    let mut pc = self.ctx.cur(page);
+                    let f = first + p * self.page_n;
+                    for i in f..f.saturating_add(self.page_n) {
+                        self.push(i, &mut pc)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn log2_exact(v: u64, what: &str) -> Result<u32> {
+    if v == 0 || !v.is_power_of_two() {
+        return Err(Error::malformed(format!(
+            "extensible array: {what} = {v} is not a power of two"
+        )));
+    }
+    Ok(v.trailing_zeros())
+}
+
+pub fn extensible_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<Vec<RawChunk>> {
+    geo.check()?;
+    let so = ctx.so as u64;
+    let hlen = 4 + 8 + 6 * ctx.sl as u64 + so;
+    let hbuf = ctx.read(header_addr, hlen + 4)?;
+    let mut c = ctx.cur(&hbuf);
+    c.sig(b"EAHD")?;
+    let version = c.u8()?;
+    if version != 0 {
+        return Err(Error::unsupported(format!(
+            "extensible array header version {version}"
+        )));
+    }
+    let client = c.u8()?;
+    let entry_size = u64::from(c.u8()?);
+    let max_bits = c.u8()?;
+    let idx_elmts = u64::from(c.u8()?);
+    let min_elmts = u64::from(c.u8()?);
+    let min_ptrs = u64::from(c.u8()?);
+    let page_bits = c.u8()?;
+    for _ in 0..5 {
+        c.length()?; // block counts and sizes, max index set: statistics only
+    }
+    let _num_elmts = c.length()?;
+    let iblk = c.offset()?;
+    checksum::verify(&hbuf, c.pos(), "extensible array header")?;
+
+    let (width, want_entry) = entry_layout(ctx, geo)?;
+    if client != u8::from(geo.filtered) || entry_size != want_entry {
+        return Err(Error::malformed(format!(
+            "extensible array: client {client}, element size {entry_size}; expected client {}, \
+             element size {want_entry} (filtered = {}, layout v{})",
+            u8::from(geo.filtered),
+            geo.filtered,
+            geo.layout_version
+        )));
+    }
+    if max_bits == 0 || max_bits > 64 || page_bits >= 64 {
+        return Err(Error::malformed(format!(
+            "extensible array: max bits {max_bits}, page bits {page_bits}"
+        )));
+    }
+    let min_elmts_log = log2_exact(min_elmts, "data block min elements")?;
+    let min_ptrs_log = log2_exact(min_ptrs, "secondary block min data pointers")?;
+    if min_elmts_log > u32::from(max_bits) {
+        return Err(Error::malformed(
+            "extensible array: data blocks larger than the array",
+        ));
+    }
+
+    let max_grid = geo.max_grid();
+    let unlim: Vec<usize> = (0..max_grid.len())
+        .filter(|&d| max_grid[d].is_none())
+        .collect();
+    let [unlim] = unlim[..] else {
+        return Err(Error::malformed(format!(
+            "extensible array chunk index needs exactly one unlimited dimension, found {}",
+            unlim.len()
+        )));
+    };
+    let others: Vec<u64> = max_grid.iter().flatten().copied().collect();
+    let n_others = product(&others)?;
+    if n_others == 0 {
+        return Ok(Vec::new());
+    }
+    if ctx.is_undef(iblk) {
+        return Ok(Vec::new());
+    }
+    let mut ea = Ea {
+        ctx,
+        geo,
+        header_addr,
+        client,
+        width,
+        entry_size,
+        full: geo.chunk_bytes()?,
+        off_size: usize::from(max_bits).div_ceil(8),
+        page_n: 1u64 << page_bits,
+        unlim,
+        others,
+        n_others,
+        out: Vec::new(),
+    };
+
+    let nsblks = 1 + u64::from(max_bits) - u64::from(min_elmts_log);
+    let iblock_sblks = 2 * u64::from(min_ptrs_log);
+    let n_dblk_addrs = 2 * (min_ptrs - 1);
+    let n_sblk_addrs = nsblks.saturating_sub(iblock_sblks);
+    let ilen = 4 + 1 + 1 + so + idx_elmts * entry_size + (n_dblk_addrs + n_sblk_addrs) * so;
+    let ibuf = ctx.read(iblk, ilen + 4)?;
+    let mut c = ctx.cur(&ibuf);
+    ea.prefix(&mut c, b"EAIB", iblk)?;
+    checksum::verify(&ibuf, ilen as usize, "extensible array index block")?;
+    for i in 0..idx_elmts {
+        ea.push(i, &mut c)?;
+    }
+    let mut dblk_addrs = Vec::new();
+    for _ in 0..n_dblk_addrs {
+        dblk_addrs.push(c.offset()?);
+    }
+    let mut sblk_addrs = Vec::new();
+    for _ in 0..n_sblk_addrs {
+        sblk_addrs.push(c.offset()?);
+    }
+
+    // Walk the super blocks in order; `first` is the index of the next block's first entry.
+    let mut first = idx_elmts;
+    let mut dblk_i = 0usize;
+    for u in 0..nsblks {
+        let ndblks = 1u64 << (u / 2);
+        let Some(dnel) = (1u64 << u.div_ceil(2)).checked_mul(min_elmts) else {
+            break;
+        };
+        let paged = dnel > ea.page_n;
+        if u < iblock_sblks {
+            for _ in 0..ndblks {
+                let addr = dblk_addrs.get(dblk_i).copied().unwrap_or(ctx.undef());
+                dblk_i += 1;
+                if !ctx.is_undef(addr) {
+                    if paged {
+                        return Err(Error::unsupported(
+                            "extensible array with paged data blocks in the index block",
+                        ));
+                    }
+                    ea.data_block(addr, first, dnel, None)?;
+                }
+                first = first.saturating_add(dnel);
+            }
+            continue;
+        }
+        let span = ndblks.saturating_mul(dnel);
+        let sblk = sblk_addrs
+            .get((u - iblock_sblks) as usize)
+            .copied()
+            .unwrap_or(ctx.undef());
+        if ctx.is_undef(sblk) {
+            first = first.saturating_add(span);
+            continue;
+        }
+        let npages = if paged { dnel / ea.page_n } else { 0 };
+        let bitmap_len = ndblks.saturating_mul(npages).div_ceil(8);
+        let slen = (4 + 1 + 1 + so + ea.off_size as u64)
+            .saturating_add(bitmap_len)
+            .saturating_add(ndblks.saturating_mul(so));
+        let sbuf = ctx.read(sblk, slen.saturating_add(4))?;
+        let mut c = ctx.cur(&sbuf);
+        ea.prefix(&mut c, b"EASB", sblk)?;
+        c.skip(ea.off_size)?;
+        let bitmap = c.bytes(bitmap_len as usize)?;
+        checksum::verify(&sbuf, slen as usize, "extensible array secondary block")?;
+        for k in 0..ndblks {
+            let addr = c.offset()?;
+            if !ctx.is_undef(addr) {
+                let pages = paged.then_some((bitmap, k * npages));
+                ea.data_block(addr, first.saturating_add(k * dnel), dnel, pages)?;
+            }
+        }
+        first = first.saturating_add(span);
+    }
+    let out = std::mem::take(&mut ea.out);
+    finish(ctx, geo, out)
+}

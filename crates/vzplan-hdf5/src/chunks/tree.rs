@@ -1,0 +1,169 @@
+//! Tree-shaped chunk indexes: the version 1 B-tree of node type 1 (format spec III.A.1, used with
+//! layout messages v1–v3) and the version 2 B-tree with record types 10/11 (III.A.2 and VII.E).
+//!
+//! v1 B-tree chunk keys are "Size of chunk in bytes" (4), "Filter mask" (4) and D+1 64-bit
+//! *element* offsets, the last (the datatype dimension) always 0; key i is the least chunk of
+//! child i, and level-0 children are chunk addresses. v2 B-tree records are `Address`,
+//! [`Chunk Size`, `Filter Mask` (4)] (type 11 only), then one 8-byte *scaled* offset per dimension
+//! (element offset / chunk dimension).
+
+use super::{finish, scaled_to_offset, Geometry, RawChunk};
+use crate::btree2;
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use std::collections::HashSet;
+
+/// Levels beyond this are corrupt: with 2K ≥ 2 children per node, 64 levels exceed any file.
+const MAX_LEVEL: u8 = 64;
+/// Entries per node assumed for the first (speculative) read: 2K with the default K = 32.
+const DEFAULT_ENTRIES: u64 = 64;
+
+struct V1<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    geo: &'c Geometry,
+    key_len: u64,
+    visited: HashSet<u64>,
+    out: Vec<RawChunk>,
+}
+
+impl V1<'_, '_> {
+    fn node(&mut self, addr: u64, want_level: Option<u8>) -> Result<()> {
+        if !self.visited.insert(addr) {
+            return Err(Error::malformed(format!(
+                "v1 B-tree: node {addr:#x} reached twice (cycle)"
+            )));
+        }
+        let so = self.ctx.so as u64;
+        let head = 8 + 2 * so;
+        let entry = self.key_len + so;
+        let mut buf = self
+            .ctx
+            .read_upto(addr, head + DEFAULT_ENTRIES * entry + self.key_len)?;
+        let mut c = self.ctx.cur(&buf);
+        c.sig(b"TREE")?;
+        let (ntype, level, used) = (c.u8()?, c.u8()?, u64::from(c.u16()?));
+        if ntype != 1 {
+            return Err(Error::malformed(format!(
+                "v1 B-tree node {addr:#x} has type {ntype}, expected 1 (chunks)"
+            )));
+        }
+        if level > MAX_LEVEL || want_level.is_some_and(|w| w != level) {
+            return Err(Error::malformed(format!(
+                "v1 B-tree node {addr:#x} at level {level}, expected {want_level:?}"
+            )));
+        }
+        let need = head + used * entry + self.key_len;
+        if (buf.len() as u64) < need {
+            buf = self.ctx.read(addr, need)?;
+        }
+        let mut c = self.ctx.cur(&buf);
+        c.seek(head as usize)?;
+        let rank = self.geo.shape.len();
+        let mut children = Vec::with_capacity(used as usize);
+        for _ in 0..used {
+            let size = u64::from(c.u32()?);
+            let mask = c.u32()?;
+            let mut offset = Vec::with_capacity(rank);
+            for _ in 0..rank {
+                offset.push(c.u64()?);
+            }
+            let elem = c.u64()?;
+            let child = c.offset()?;
+            if level == 0 {
+                if elem != 0 {
+                    return Err(Error::malformed(format!(
+                        "v1 B-tree key at {addr:#x}: datatype offset {elem}, expected 0"
+                    )));
+                }
+                if offset.iter().zip(&self.geo.chunk).any(|(o, c)| o % c != 0) {
+                    return Err(Error::malformed(format!(
+                        "v1 B-tree key {offset:?} is not on a chunk boundary"
+                    )));
+                }
+                if !self.ctx.is_undef(child) {
+                    self.out.push(RawChunk {
+                        offset,
+                        addr: child,
+                        size,
+                        filter_mask: mask,
+                    });
+                }
+            } else {
+                children.push(child);
+            }
+        }
+        for child in children {
+            self.node(child, Some(level - 1))?;
+        }
+        Ok(())
+    }
+}
+
+/// All chunks of the v1 B-tree (node type 1) whose root node is at `addr`.
+pub fn btree1_chunks(ctx: &Ctx, addr: u64, geo: &Geometry) -> Result<Vec<RawChunk>> {
+    geo.check()?;
+    if ctx.is_undef(addr) {
+        return Ok(Vec::new());
+    }
+    let mut w = V1 {
+        ctx,
+        geo,
+        key_len: 8 + 8 * (geo.shape.len() as u64 + 1),
+        visited: HashSet::new(),
+        out: Vec::new(),
+    };
+    w.node(addr, None)?;
+    let out = std::mem::take(&mut w.out);
+    finish(ctx, geo, out)
+}
+
+/// All chunks of the v2 B-tree (record type 10 unfiltered / 11 filtered) whose header is at
+/// `header_addr`.
+pub fn btree2_chunks(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<Vec<RawChunk>> {
+    geo.check()?;
+    if ctx.is_undef(header_addr) {
+        return Ok(Vec::new());
+    }
+    let (rtype, recs) = btree2::records(ctx, header_addr)?;
+    let want = if geo.filtered { 11 } else { 10 };
+    if rtype != want {
+        return Err(Error::malformed(format!(
+            "chunk v2 B-tree has record type {rtype}, expected {want} (filtered = {})",
+            geo.filtered
+        )));
+    }
+    let so = ctx.so as usize;
+    let rank = geo.shape.len();
+    let width = if geo.filtered {
+        Some(geo.filtered_size_width(ctx.so)?)
+    } else {
+        None
+    };
+    let rec_len = so + width.map_or(0, |w| w + 4) + 8 * rank;
+    let full = geo.chunk_bytes()?;
+    let mut out = Vec::with_capacity(recs.len());
+    for r in &recs {
+        if r.len() != rec_len {
+            return Err(Error::malformed(format!(
+                "chunk v2 B-tree record of {} bytes, expected {rec_len} (layout v{})",
+                r.len(),
+                geo.layout_version
+            )));
+        }
+        let mut c = ctx.cur(r);
+        let (addr, size, mask) = super::decode_entry(&mut c, width, full)?;
+        let mut scaled = Vec::with_capacity(rank);
+        for _ in 0..rank {
+            scaled.push(c.u64()?);
+        }
+        if !ctx.is_undef(addr) {
+            out.push(RawChunk {
+                offset: scaled_to_offset(&scaled, geo)?,
+                addr,
+                size,
+                filter_mask: mask,
+            });
+        }
+    }
+    finish(ctx, geo, out)
+}
