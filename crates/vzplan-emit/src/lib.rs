@@ -1,1 +1,135 @@
-//! vzplan-emit
+//! Output: kerchunk references, Zarr v3 metadata, reports.
+//!
+//! `refs.json` is the kerchunk reference format, version 1 (fsspec/kerchunk `docs/source/spec.rst`),
+//! with one template per source file and the Zarr v3 metadata inline, so that it opens on its own
+//! with fsspec's `ReferenceFileSystem` and zarr-python (`array.rectilinear_chunks` enabled):
+//! ```json
+//! {"version": 1,
+//!  "templates": {"u0": "file:///data/tas_2000.nc", "u1": "file:///data/tas_2001.nc"},
+//!  "refs": {"zarr.json": "{…group…}",
+//!           "tas/zarr.json": "{…array…}",
+//!           "tas/c/0/0/0": ["{{u0}}", 30712, 918213],
+//!           "time/c/0": "base64:…"}}
+//! ```
+//! Files are written atomically: to a temporary file in the target directory, then renamed.
+
+pub mod report;
+pub mod zarr;
+
+use base64::Engine;
+use std::io::{self, Write};
+use std::path::Path;
+use vzplan_core::ChunkData;
+use vzplan_plan::{ArrayPlan, Plan};
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmitError {
+    #[error("{path}: cannot write: {source}")]
+    Write {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// The chunk key of a grid index under the default `/` encoding: `tas/c/1/0/3` (`tas/c` for 0-d).
+pub fn chunk_key(array: &str, key: &[u64]) -> String {
+    let mut s = format!("{array}/c");
+    for k in key {
+        s.push('/');
+        s.push_str(&k.to_string());
+    }
+    s
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// Streams `refs.json` for a plan. One line per key keeps diffs and greps useful.
+pub fn write_refs(plan: &Plan, w: &mut dyn Write) -> io::Result<()> {
+    let b64 = &base64::engine::general_purpose::STANDARD;
+    write!(w, "{{\"version\":1,\"templates\":{{")?;
+    for (i, s) in plan.sources.iter().enumerate() {
+        if i > 0 {
+            write!(w, ",")?;
+        }
+        write!(w, "\"u{i}\":{}", json_str(&s.url))?;
+    }
+    write!(w, "}},\n\"refs\":{{\n")?;
+    let root = zarr::group_json(&zarr::root_attrs(plan));
+    write!(w, "\"zarr.json\":{}", json_str(&root.to_string()))?;
+    for g in zarr::group_paths(plan) {
+        let attrs = plan
+            .groups
+            .iter()
+            .find(|x| x.path == g)
+            .map(|x| x.attrs.clone())
+            .unwrap_or_default();
+        let doc = zarr::group_json(&attrs).to_string();
+        write!(w, ",\n{}:{}", json_str(&format!("{g}/zarr.json")), json_str(&doc))?;
+    }
+    for a in &plan.arrays {
+        write_array(plan, a, w, b64)?;
+    }
+    writeln!(w, "\n}}}}")?;
+    Ok(())
+}
+
+fn write_array(
+    plan: &Plan,
+    a: &ArrayPlan,
+    w: &mut dyn Write,
+    b64: &base64::engine::GeneralPurpose,
+) -> io::Result<()> {
+    let meta = zarr::array_json(plan, a).to_string();
+    write!(w, ",\n{}:{}", json_str(&format!("{}/zarr.json", a.path)), json_str(&meta))?;
+    for c in &a.chunks {
+        let key = json_str(&chunk_key(&a.path, &c.key));
+        match &c.data {
+            ChunkData::Ref { offset, length } => {
+                write!(w, ",\n{key}:[\"{{{{u{}}}}}\",{offset},{length}]", c.source)?
+            }
+            ChunkData::Inline(bytes) => {
+                write!(w, ",\n{key}:\"base64:{}\"", b64.encode(bytes))?
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes a file atomically: a temporary sibling, flushed and synced, then renamed over `path`.
+pub fn write_atomic(
+    path: &Path,
+    f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), EmitError> {
+    let err = |source| EmitError::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let tmp = tempfile::NamedTempFile::new_in(&dir).map_err(err)?;
+    {
+        let mut bw = io::BufWriter::with_capacity(1 << 20, tmp.as_file());
+        f(&mut bw).map_err(err)?;
+        bw.flush().map_err(err)?;
+    }
+    tmp.as_file().sync_all().map_err(err)?;
+    tmp.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
+}
+
+/// Where the consolidated `zarr.json` goes beside `refs.json`: `refs.json` → `refs.zarr.json`.
+pub fn zarr_json_path(refs: &Path) -> std::path::PathBuf {
+    let stem = refs
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "refs".into());
+    refs.with_file_name(format!("{stem}.zarr.json"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,109 @@
+use super::*;
+use serde_json::{json, Value};
+use vzplan_core::{AxisEdges, Codec, DType, Endian, Kind};
+use vzplan_plan::{PlannedChunk, SourceRef};
+
+fn plan() -> Plan {
+    let tas = ArrayPlan {
+        path: "tas".into(),
+        dims: vec!["time".into(), "lat".into()],
+        shape: vec![731, 3],
+        dtype: DType::new(Kind::Float, 4, Endian::Big),
+        fill_value: Some(vec![0x7f, 0xc0, 0, 0]),
+        attrs: serde_json::Map::new(),
+        codecs: vec![Codec::shuffle(4), Codec::zlib(4)],
+        edges: vec![AxisEdges(vec![366, 365]), AxisEdges(vec![2, 2])],
+        chunks: vec![
+            PlannedChunk { key: vec![0, 0], source: 0, data: ChunkData::Ref { offset: 10, length: 20 } },
+            PlannedChunk { key: vec![1, 1], source: 1, data: ChunkData::Inline(vec![1, 2, 3]) },
+        ],
+        files: 2,
+        values: None,
+    };
+    let t: Vec<u8> = (0..731).flat_map(|i| (i as f64).to_le_bytes()).collect();
+    let time = ArrayPlan {
+        path: "time".into(),
+        dims: vec!["time".into()],
+        shape: vec![731],
+        dtype: DType::new(Kind::Float, 8, Endian::Little),
+        fill_value: None,
+        attrs: serde_json::Map::new(),
+        codecs: vec![],
+        edges: vec![AxisEdges(vec![731])],
+        chunks: vec![PlannedChunk { key: vec![0], source: 0, data: ChunkData::Inline(t.clone()) }],
+        files: 2,
+        values: Some(t),
+    };
+    Plan {
+        sources: vec![
+            SourceRef { url: "file:///d/a.nc".into(), size: 5, etag: None, mtime: None },
+            SourceRef { url: "s3://b/k.nc".into(), size: 6, etag: Some("\"e\"".into()), mtime: None },
+        ],
+        concat_dim: Some("time".into()),
+        arrays: vec![tas, time],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn refs_are_kerchunk_v1_with_inline_v3_metadata() {
+    let p = plan();
+    let mut buf = Vec::new();
+    write_refs(&p, &mut buf).unwrap();
+    let v: Value = serde_json::from_slice(&buf).unwrap();
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["templates"]["u1"], "s3://b/k.nc");
+    let refs = &v["refs"];
+    assert_eq!(refs["tas/c/0/0"], json!(["{{u0}}", 10, 20]));
+    assert_eq!(refs["tas/c/1/1"], json!("base64:AQID"));
+    let meta: Value = serde_json::from_str(refs["tas/zarr.json"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        meta["chunk_grid"],
+        json!({"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": [[366, 365], 2]}})
+    );
+    assert_eq!(meta["fill_value"], "NaN");
+    assert_eq!(meta["codecs"][0], json!({"name": "bytes", "configuration": {"endian": "big"}}));
+    assert_eq!(meta["codecs"][2]["name"], "numcodecs.zlib");
+    assert_eq!(meta["dimension_names"], json!(["time", "lat"]));
+    // time is exactly regular: an interval; lat has no coordinate.
+    assert_eq!(
+        meta["attributes"]["coords:coordinates"],
+        json!({"time": {"type": "interval", "start": 0, "end": 730, "step": 1}})
+    );
+    assert_eq!(meta["attributes"]["zarr_conventions"][0]["name"], "coords");
+    let tmeta: Value = serde_json::from_str(refs["time/zarr.json"].as_str().unwrap()).unwrap();
+    assert_eq!(tmeta["chunk_grid"]["name"], "regular");
+    assert!(tmeta["attributes"].get("coords:coordinates").is_none());
+    let root: Value = serde_json::from_str(refs["zarr.json"].as_str().unwrap()).unwrap();
+    assert_eq!(root["attributes"]["vzplan"]["sources"][1]["etag"], "\"e\"");
+}
+
+#[test]
+fn fill_values_follow_the_v3_json_forms() {
+    let f4 = DType::new(Kind::Float, 4, Endian::Little);
+    assert_eq!(zarr::fill_value_json(&f4, Some(&1.5f32.to_le_bytes())), json!(1.5));
+    assert_eq!(zarr::fill_value_json(&f4, Some(&f32::NEG_INFINITY.to_le_bytes())), json!("-Infinity"));
+    assert_eq!(zarr::fill_value_json(&f4, Some(&0x7fc0_0001u32.to_le_bytes())), json!("0x7fc00001"));
+    let i2 = DType::new(Kind::Int, 2, Endian::Big);
+    assert_eq!(zarr::fill_value_json(&i2, Some(&[0x80, 0x01])), json!(-32767));
+    assert_eq!(zarr::fill_value_json(&i2, None), json!(0));
+    let s = DType::new(Kind::String, 4, Endian::Little);
+    assert_eq!(zarr::fill_value_json(&s, Some(b"ab\0\0")), json!("YWI="));
+}
+
+#[test]
+fn atomic_write_replaces_the_file_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("refs.json");
+    std::fs::write(&out, "old").unwrap();
+    let r = write_atomic(&out, |w| {
+        w.write_all(b"partial")?;
+        Err(std::io::Error::other("boom"))
+    });
+    assert!(r.is_err());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
+    write_atomic(&out, |w| w.write_all(b"new")).unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "new");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temp files left");
+    assert_eq!(zarr_json_path(&out), dir.path().join("refs.zarr.json"));
+}

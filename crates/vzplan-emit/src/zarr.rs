@@ -1,0 +1,286 @@
+//! Zarr v3 metadata documents for planned arrays and groups.
+//!
+//! An array's `zarr.json` (Zarr v3 core, "Array metadata"), with the rectilinear grid of
+//! zarr-extensions `chunk-grids/rectilinear` where an axis is not regular:
+//! ```json
+//! {"zarr_format": 3, "node_type": "array", "shape": [1461, 4, 8], "data_type": "float32",
+//!  "chunk_grid": {"name": "rectilinear",
+//!                 "configuration": {"kind": "inline", "chunk_shapes": [[366, [365, 3]], 4, 8]}},
+//!  "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+//!  "fill_value": "NaN",
+//!  "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+//!             {"name": "numcodecs.shuffle", "configuration": {"elementsize": 4}},
+//!             {"name": "numcodecs.zlib", "configuration": {"level": 4}}],
+//!  "dimension_names": ["time", "lat", "lon"],
+//!  "attributes": {"units": "K", "coords:coordinates": {"time": {"type": "array", "path": "../time"}}}}
+//! ```
+//! Coordinates follow the Zarr coords convention (`zarr_conventions` registration + the
+//! `coords:coordinates` map): each dimension with a coordinate array is routed to it, or described
+//! as an `interval` when its values are exactly regularly spaced.
+
+use serde_json::{json, Map, Value};
+use vzplan_core::{edges_to_json, CodecStage, DType, Endian, Kind};
+use vzplan_plan::{ArrayPlan, Plan};
+
+/// The coords convention registration (coords-convention.md, "Convention Registration").
+pub fn coords_registration() -> Value {
+    json!({
+        "schema_url": "https://raw.githubusercontent.com/zarr-conventions/coords/refs/tags/v1/schema.json",
+        "spec_url": "https://github.com/zarr-conventions/coords/blob/v1/README.md",
+        "uuid": "6ca4454a-658a-4348-a667-b39ced0e58cb",
+        "name": "coords",
+        "description": "Domain-agnostic mapping between Zarr array index space and coordinate space."
+    })
+}
+
+/// The `chunk_grid` object: `regular` when every axis is one repeated length, else `rectilinear`.
+pub fn chunk_grid(a: &ArrayPlan) -> Value {
+    let steps: Option<Vec<u64>> = a.edges.iter().map(|e| e.regular_step()).collect();
+    match steps {
+        Some(s) => json!({"name": "regular", "configuration": {"chunk_shape": s}}),
+        None => json!({"name": "rectilinear", "configuration": {
+            "kind": "inline",
+            "chunk_shapes": a.edges.iter().map(edges_to_json).collect::<Vec<_>>()}}),
+    }
+}
+
+/// The JSON fill value for one element's raw bytes (Zarr v3 core, "fill_value").
+pub fn fill_value_json(dtype: &DType, raw: Option<&[u8]>) -> Value {
+    let Some(raw) = raw.filter(|r| r.len() == dtype.size) else {
+        return match dtype.kind {
+            Kind::Bool => json!(false),
+            Kind::String => json!(""),
+            _ => json!(0),
+        };
+    };
+    let le: Vec<u8> = match dtype.endian {
+        Endian::Little => raw.to_vec(),
+        Endian::Big => raw.iter().rev().copied().collect(),
+    };
+    let mut b = [0u8; 8];
+    let n = le.len().min(8);
+    b[..n].copy_from_slice(&le[..n]);
+    let u = u64::from_le_bytes(b);
+    match (dtype.kind, dtype.size) {
+        (Kind::Bool, _) => json!(u != 0),
+        (Kind::UInt, _) => json!(u),
+        (Kind::Int, s) => {
+            let shift = 64 - 8 * s as u32;
+            json!(((u << shift) as i64) >> shift)
+        }
+        (Kind::Float, 4) => float_json(f32::from_bits(u as u32) as f64, u, 0x7fc0_0000, 8),
+        (Kind::Float, 8) => float_json(f64::from_bits(u), u, 0x7ff8_0000_0000_0000, 16),
+        (Kind::Float, s) => json!(format!("0x{:0w$x}", u, w = 2 * s)),
+        (Kind::String, _) => {
+            use base64::Engine;
+            let end = raw.iter().rposition(|&c| c != 0).map_or(0, |p| p + 1);
+            json!(base64::engine::general_purpose::STANDARD.encode(&raw[..end]))
+        }
+    }
+}
+
+fn float_json(v: f64, bits: u64, canonical_nan: u64, hex: usize) -> Value {
+    if v.is_nan() {
+        if bits == canonical_nan {
+            json!("NaN")
+        } else {
+            // A NaN with a payload keeps its exact bits.
+            json!(format!("0x{bits:0hex$x}"))
+        }
+    } else if v == f64::INFINITY {
+        json!("Infinity")
+    } else if v == f64::NEG_INFINITY {
+        json!("-Infinity")
+    } else {
+        json!(v)
+    }
+}
+
+/// The codec chain: array→array codecs, `bytes` (with the source byte order), bytes→bytes codecs.
+pub fn codecs_json(a: &ArrayPlan) -> Value {
+    let mut out: Vec<Value> = a
+        .codecs
+        .iter()
+        .filter(|c| c.stage == CodecStage::ArrayToArray)
+        .map(|c| c.to_json())
+        .collect();
+    let bytes = if a.dtype.size > 1 && a.dtype.kind != Kind::String {
+        json!({"name": "bytes", "configuration": {"endian": a.dtype.endian.as_str()}})
+    } else {
+        json!({"name": "bytes", "configuration": {}})
+    };
+    out.push(bytes);
+    out.extend(
+        a.codecs
+            .iter()
+            .filter(|c| c.stage == CodecStage::BytesToBytes)
+            .map(|c| c.to_json()),
+    );
+    Value::Array(out)
+}
+
+/// `../time`-style path from the group holding `from` to the array `to`.
+fn relative(from: &str, to: &str) -> String {
+    let depth = from.matches('/').count() + 1;
+    format!("{}{}", "../".repeat(depth), to)
+}
+
+/// The coordinate array for `dim` as seen from `array_path`: a sibling, else one in an ancestor
+/// group (netCDF-4 dimension scoping).
+fn find_coord<'a>(plan: &'a Plan, array_path: &str, dim: &str) -> Option<&'a ArrayPlan> {
+    let mut group = array_path.rsplit_once('/').map(|(g, _)| g.to_string());
+    loop {
+        let candidate = match &group {
+            Some(g) => format!("{g}/{dim}"),
+            None => dim.to_string(),
+        };
+        if let Some(c) = plan
+            .arrays
+            .iter()
+            .find(|a| a.path == candidate && a.dims.len() == 1 && a.dims[0] == dim)
+        {
+            return Some(c);
+        }
+        group = match group {
+            Some(g) => g.rsplit_once('/').map(|(p, _)| p.to_string()),
+            None => return None,
+        };
+    }
+}
+
+/// `{"type": "interval", …}` when the values are exactly `start + i * step`.
+fn interval(c: &ArrayPlan) -> Option<Value> {
+    let v = c.dtype.decode_all_f64(c.values.as_deref()?)?;
+    if v.len() < 2 {
+        return None;
+    }
+    let (start, step) = (v[0], v[1] - v[0]);
+    if step == 0.0 || !step.is_finite() {
+        return None;
+    }
+    let exact = v
+        .iter()
+        .enumerate()
+        .all(|(i, &x)| start + i as f64 * step == x);
+    let num = |x: f64| -> Value {
+        if x.fract() == 0.0 && x.abs() < 9e15 {
+            json!(x as i64)
+        } else {
+            json!(x)
+        }
+    };
+    exact.then(|| json!({"type": "interval", "start": num(start), "end": num(v[v.len() - 1]), "step": num(step)}))
+}
+
+/// The coords convention attributes for a data array, if any dimension has a coordinate.
+fn coords_attrs(plan: &Plan, a: &ArrayPlan) -> Option<Map<String, Value>> {
+    let mut map = Map::new();
+    for d in &a.dims {
+        let Some(c) = find_coord(plan, &a.path, d) else {
+            continue;
+        };
+        if c.path == a.path {
+            continue;
+        }
+        let desc = interval(c).unwrap_or_else(|| json!({"type": "array", "path": relative(&a.path, &c.path)}));
+        map.insert(d.clone(), desc);
+    }
+    if map.is_empty() {
+        return None;
+    }
+    let mut attrs = Map::new();
+    attrs.insert("coords:coordinates".into(), Value::Object(map));
+    attrs.insert("coords:version".into(), json!(1));
+    Some(attrs)
+}
+
+/// The `zarr.json` of one planned array.
+pub fn array_json(plan: &Plan, a: &ArrayPlan) -> Value {
+    let mut attrs = a.attrs.clone();
+    if let Some(c) = coords_attrs(plan, a) {
+        let reg = attrs
+            .entry("zarr_conventions")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = reg {
+            if !list.iter().any(|x| x.get("name") == Some(&json!("coords"))) {
+                list.push(coords_registration());
+            }
+        }
+        attrs.extend(c);
+    }
+    json!({
+        "zarr_format": 3,
+        "node_type": "array",
+        "shape": a.shape,
+        "data_type": a.dtype.zarr_data_type().unwrap_or(Value::Null),
+        "chunk_grid": chunk_grid(a),
+        "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+        "fill_value": fill_value_json(&a.dtype, a.fill_value.as_deref()),
+        "codecs": codecs_json(a),
+        "dimension_names": a.dims,
+        "attributes": attrs,
+    })
+}
+
+/// A group's `zarr.json`.
+pub fn group_json(attrs: &Map<String, Value>) -> Value {
+    json!({"zarr_format": 3, "node_type": "group", "attributes": attrs})
+}
+
+/// Root attributes: the sources' global attributes plus vzplan's provenance (for `vzplan verify`).
+pub fn root_attrs(plan: &Plan) -> Map<String, Value> {
+    let mut attrs = plan.attrs.clone();
+    let mut prov = Map::new();
+    prov.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
+    if let Some(d) = &plan.concat_dim {
+        prov.insert("concat_dim".into(), json!(d));
+    }
+    if let Some(d) = &plan.stack_dim {
+        prov.insert("stack_dim".into(), json!(d));
+    }
+    prov.insert(
+        "sources".into(),
+        serde_json::to_value(&plan.sources).unwrap_or(Value::Null),
+    );
+    attrs.insert("vzplan".into(), Value::Object(prov));
+    attrs
+}
+
+/// Every group path the output needs (declared groups and the parents of arrays), sorted.
+pub fn group_paths(plan: &Plan) -> Vec<String> {
+    let mut set = std::collections::BTreeSet::new();
+    for g in &plan.groups {
+        set.insert(g.path.clone());
+    }
+    for a in &plan.arrays {
+        let mut p = a.path.as_str();
+        while let Some((parent, _)) = p.rsplit_once('/') {
+            set.insert(parent.to_string());
+            p = parent;
+        }
+    }
+    set.into_iter().filter(|p| !p.is_empty()).collect()
+}
+
+/// The consolidated root `zarr.json`: the group plus every node's metadata inline.
+pub fn consolidated_json(plan: &Plan) -> Value {
+    let mut meta = Map::new();
+    for g in group_paths(plan) {
+        let attrs = plan
+            .groups
+            .iter()
+            .find(|x| x.path == g)
+            .map(|x| x.attrs.clone())
+            .unwrap_or_default();
+        meta.insert(g, group_json(&attrs));
+    }
+    for a in &plan.arrays {
+        meta.insert(a.path.clone(), array_json(plan, a));
+    }
+    json!({
+        "zarr_format": 3,
+        "node_type": "group",
+        "attributes": root_attrs(plan),
+        "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": meta},
+    })
+}
