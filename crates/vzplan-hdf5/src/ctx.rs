@@ -69,7 +69,20 @@ pub struct Cur<'b> {
 
 impl<'b> Cur<'b> {
     pub fn new(buf: &'b [u8], so: u8, sl: u8) -> Self {
-        Cur { buf, pos: 0, so, sl }
+        Cur {
+            buf,
+            pos: 0,
+            so,
+            sl,
+        }
+    }
+    /// Size of Offsets of this cursor.
+    pub fn so(&self) -> u8 {
+        self.so
+    }
+    /// Size of Lengths of this cursor.
+    pub fn sl(&self) -> u8 {
+        self.sl
     }
     pub fn pos(&self) -> usize {
         self.pos

@@ -1,5 +1,212 @@
-//! vzplan-hdf5 (in progress)
+//! Pure-Rust HDF5 / netCDF-4 metadata reader: one file → a [`vzplan_core::SourceLayout`].
+//!
+//! Reads the superblock (HDF5 spec II.A), walks the group hierarchy from the root (symbol-table
+//! groups, compact and dense links; IV.A.2.c/g/r), decodes each dataset's header messages
+//! (dataspace, datatype, fill value, filter pipeline, data layout, attributes; IV.A.2) and its chunk
+//! index (III.A, VII), and applies netCDF-4's conventions on top: dimension names from dimension
+//! scales (`DIMENSION_LIST` → scale dataset names), `phony_dim_N` names for axes without scales
+//! (numbered as netCDF-C does), hidden attributes dropped, pure-dimension scales left out, and the
+//! values of small 1-D coordinate variables decoded.
+//!
+//! Only metadata is read, plus the data of small coordinate variables (≤ 1 MiB).
+
+pub mod attrs;
 pub mod btree2;
 pub mod chunks;
+mod coords;
 pub mod ctx;
+pub mod dataset;
 pub mod error;
+pub mod fheap;
+pub mod group;
+pub mod heap;
+mod idx;
+pub mod messages;
+mod netcdf;
+pub mod ohdr;
+pub mod superblock;
+
+use crate::ctx::Ctx;
+pub use crate::error::Error;
+use crate::error::Result;
+use crate::heap::GlobalHeaps;
+use std::collections::HashSet;
+use vzplan_core::{ArrayProblem, Format, GroupLayout, SourceLayout};
+use vzplan_io::RangeRead;
+
+/// A whole-file failure: Display is `<url>: <what is wrong>`.
+#[derive(Debug, thiserror::Error)]
+#[error("{url}: {what}")]
+pub struct ReadError {
+    pub url: String,
+    pub what: String,
+    #[source]
+    pub source: Error,
+}
+
+impl ReadError {
+    fn new(url: &str, source: Error) -> Self {
+        let mut what = source.to_string();
+        // I/O errors already name the URL.
+        if let Some(rest) = what.strip_prefix(&format!("{url}: ")) {
+            what = rest.to_string();
+        }
+        ReadError {
+            url: url.to_string(),
+            what,
+            source,
+        }
+    }
+    /// True when the file is simply not HDF5 (as opposed to a damaged one).
+    pub fn is_not_hdf5(&self) -> bool {
+        matches!(self.source, Error::NotHdf5)
+    }
+}
+
+/// True when `head` starts with the HDF5 signature (the reader also looks at 512, 1024, …).
+pub fn sniff(head: &[u8]) -> bool {
+    head.starts_with(&superblock::SIGNATURE)
+}
+
+/// Reads the layout of every dataset of an HDF5 / netCDF-4 file.
+pub fn read_layout(r: &dyn RangeRead) -> std::result::Result<SourceLayout, ReadError> {
+    read(r).map_err(|e| ReadError::new(r.url(), e))
+}
+
+/// Caps on the number of objects and on group nesting (cycles are also tracked by address).
+const MAX_OBJECTS: usize = 200_000;
+const MAX_DEPTH: usize = 64;
+
+pub(crate) struct GroupNode {
+    pub path: String,
+    pub children: Vec<usize>,
+    pub dsets: Vec<usize>,
+}
+
+struct Walk<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    gh: GlobalHeaps,
+    seen: HashSet<u64>,
+    groups: Vec<GroupNode>,
+    group_attrs: Vec<serde_json::Map<String, serde_json::Value>>,
+    dsets: Vec<dataset::DsInfo>,
+    problems: Vec<ArrayProblem>,
+}
+
+fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
+    let sb = superblock::read(r)?;
+    let ctx = Ctx {
+        r,
+        so: sb.so,
+        sl: sb.sl,
+        base: sb.base,
+    };
+    let mut w = Walk {
+        ctx: &ctx,
+        gh: GlobalHeaps::default(),
+        seen: HashSet::new(),
+        groups: Vec::new(),
+        group_attrs: Vec::new(),
+        dsets: Vec::new(),
+        problems: Vec::new(),
+    };
+    w.seen.insert(sb.root);
+    let root = ohdr::read(&ctx, sb.root)?;
+    w.group(String::new(), &root, 0)?;
+    let arrays = netcdf::assign_dims(&w.groups, &mut w.dsets);
+    let mut problems = w.problems;
+    let mut out_arrays = Vec::new();
+    for (d, dims) in w.dsets.into_iter().zip(arrays) {
+        if d.pure_dim && d.is_scale {
+            continue;
+        }
+        match d.result {
+            Ok(mut a) => {
+                a.dims = dims;
+                out_arrays.push(a);
+            }
+            Err(reason) => problems.push(ArrayProblem {
+                path: d.path,
+                reason,
+            }),
+        }
+    }
+    let meta = r.meta();
+    let mut ga = w.group_attrs.into_iter();
+    let attrs = ga.next().unwrap_or_default();
+    let groups = w
+        .groups
+        .iter()
+        .skip(1)
+        .zip(ga)
+        .map(|(g, attrs)| GroupLayout {
+            path: g.path.clone(),
+            attrs,
+        })
+        .collect();
+    Ok(SourceLayout {
+        url: r.url().to_string(),
+        size: meta.size,
+        etag: meta.etag.clone(),
+        mtime: meta.mtime.clone(),
+        format: Format::Hdf5,
+        attrs,
+        groups,
+        arrays: out_arrays,
+        problems,
+    })
+}
+
+impl Walk<'_, '_> {
+    fn group(&mut self, path: String, oh: &ohdr::ObjHeader, depth: usize) -> Result<usize> {
+        if depth > MAX_DEPTH {
+            return Err(Error::malformed("groups nest too deep"));
+        }
+        let gi = self.groups.len();
+        self.groups.push(GroupNode {
+            path: path.clone(),
+            children: Vec::new(),
+            dsets: Vec::new(),
+        });
+        let alist = attrs::read_all(self.ctx, oh)?;
+        self.group_attrs
+            .push(attrs::to_map(self.ctx, &self.gh, &alist));
+        let links = group::links(self.ctx, oh)?;
+        for l in links {
+            let Some(addr) = l.hard else { continue };
+            if !self.seen.insert(addr) {
+                continue; // a second hard link to an object already visited (or a cycle)
+            }
+            if self.seen.len() > MAX_OBJECTS {
+                return Err(Error::malformed("too many objects"));
+            }
+            let child = if path.is_empty() {
+                l.name.clone()
+            } else {
+                format!("{path}/{}", l.name)
+            };
+            let coh = match ohdr::read(self.ctx, addr) {
+                Ok(o) => o,
+                Err(e) => {
+                    self.problems.push(ArrayProblem {
+                        path: child,
+                        reason: format!("object header cannot be read: {e}"),
+                    });
+                    continue;
+                }
+            };
+            if coh.first(messages::LAYOUT).is_some() {
+                let d = dataset::build(self.ctx, &self.gh, &child, gi, addr, &coh);
+                let di = self.dsets.len();
+                self.dsets.push(d);
+                self.groups[gi].dsets.push(di);
+            } else if coh.first(messages::DATATYPE).is_some() {
+                continue; // a committed datatype
+            } else {
+                let ci = self.group(child, &coh, depth + 1)?;
+                self.groups[gi].children.push(ci);
+            }
+        }
+        Ok(gi)
+    }
+}

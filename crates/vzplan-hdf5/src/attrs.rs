@@ -1,0 +1,226 @@
+//! Attributes of an object: compact (attribute messages, IV.A.2.m) and dense (attribute info
+//! message IV.A.2.v → fractal heap + v2 B-tree of type 8, or type 9 by creation order), and their
+//! values as JSON following the model's conventions.
+
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::fheap::FractalHeap;
+use crate::heap::GlobalHeaps;
+use crate::messages::{self as m, Attribute, Datatype};
+use crate::ohdr::{self, ObjHeader};
+use serde_json::{Map, Value};
+
+/// All attributes of an object, in creation order when known (compact storage keeps messages in
+/// creation order; dense storage is read through the creation-order index when there is one,
+/// else sorted by name). Attributes that cannot be decoded are skipped, not fatal.
+pub fn read_all(ctx: &Ctx, oh: &ObjHeader) -> Result<Vec<Attribute>> {
+    let mut out = Vec::new();
+    for msg in oh.all(m::ATTRIBUTE) {
+        let body = match ohdr::resolved(ctx, msg) {
+            Ok(b) => b,
+            Err(_) => continue,
+        };
+        if let Ok(a) = m::attribute(ctx, &body) {
+            out.push(a);
+        }
+    }
+    if let Some(ai) = oh.first(m::ATTR_INFO) {
+        let info = m::attr_info(&mut ctx.cur(&ai.data))?;
+        if !ctx.is_undef(info.heap) && !ctx.is_undef(info.name_btree) {
+            out.extend(dense(ctx, &info)?);
+        }
+    }
+    Ok(out)
+}
+
+fn dense(ctx: &Ctx, info: &m::AttrInfo) -> Result<Vec<Attribute>> {
+    let heap = FractalHeap::open(ctx, info.heap)?;
+    let by_order = info.corder_btree.filter(|a| !ctx.is_undef(*a));
+    let (rtype, recs) = crate::idx::records(ctx, by_order.unwrap_or(info.name_btree))?;
+    if rtype != 8 && rtype != 9 {
+        return Err(Error::malformed(format!(
+            "attribute index is a v2 B-tree of type {rtype}"
+        )));
+    }
+    let mut out = Vec::with_capacity(recs.len());
+    // Records of both types start with the heap ID (8 bytes) then the message flags.
+    let idl = heap.id_len();
+    let mut keyed = Vec::with_capacity(recs.len());
+    for rec in recs {
+        let (id, flags) = match (rec.get(..idl), rec.get(idl)) {
+            (Some(id), Some(&f)) => (id, f),
+            _ => return Err(Error::malformed("short attribute index record")),
+        };
+        if flags & 0x02 != 0 {
+            continue; // shared in the SOHM heap: not supported, skipped
+        }
+        let corder = rec
+            .get(idl + 1..idl + 5)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .unwrap_or(0);
+        let body = heap.get(ctx, id)?;
+        if let Ok(a) = m::attribute(ctx, &body) {
+            keyed.push((corder, a));
+        }
+    }
+    if by_order.is_some() {
+        keyed.sort_by_key(|(c, _)| *c);
+    } else {
+        keyed.sort_by(|a, b| a.1.name.as_bytes().cmp(b.1.name.as_bytes()));
+    }
+    out.extend(keyed.into_iter().map(|(_, a)| a));
+    Ok(out)
+}
+
+/// Attributes netCDF-4 and the dimension-scale API keep for themselves.
+pub fn hidden(name: &str) -> bool {
+    matches!(
+        name,
+        "DIMENSION_LIST"
+            | "REFERENCE_LIST"
+            | "CLASS"
+            | "NAME"
+            | "_Netcdf4Dimid"
+            | "_Netcdf4Coordinates"
+            | "_nc3_strict"
+            | "_NCProperties"
+    ) || name.starts_with("_Netcdf4")
+}
+
+/// The user-visible attributes as a JSON map.
+pub fn to_map(ctx: &Ctx, gh: &GlobalHeaps, attrs: &[Attribute]) -> Map<String, Value> {
+    let mut out = Map::new();
+    for a in attrs {
+        if hidden(&a.name) {
+            continue;
+        }
+        if let Some(v) = value(ctx, gh, a) {
+            out.insert(a.name.clone(), v);
+        }
+    }
+    out
+}
+
+/// One numeric element as JSON.
+pub fn num(dt: &Datatype, b: &[u8]) -> Option<Value> {
+    match *dt {
+        Datatype::Int { size, signed, be } => {
+            let u = uint(b, size as usize, be)?;
+            Some(if signed {
+                let shift = 64 - 8 * size;
+                Value::from(((u << shift) as i64) >> shift)
+            } else {
+                Value::from(u)
+            })
+        }
+        Datatype::Float { size, be } => {
+            let u = uint(b, size as usize, be)?;
+            let f = match size {
+                2 => f16_to_f64(u as u16),
+                4 => f32::from_bits(u as u32) as f64,
+                8 => f64::from_bits(u),
+                _ => return None,
+            };
+            Some(float_json(f))
+        }
+        _ => None,
+    }
+}
+
+pub fn float_json(f: f64) -> Value {
+    if f.is_nan() {
+        Value::from("NaN")
+    } else if f.is_infinite() {
+        Value::from(if f > 0.0 { "Infinity" } else { "-Infinity" })
+    } else {
+        serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)
+    }
+}
+
+fn uint(b: &[u8], size: usize, be: bool) -> Option<u64> {
+    let b = b.get(..size)?;
+    let mut v = 0u64;
+    if be {
+        for &x in b {
+            v = (v << 8) | x as u64;
+        }
+    } else {
+        for &x in b.iter().rev() {
+            v = (v << 8) | x as u64;
+        }
+    }
+    Some(v)
+}
+
+fn f16_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = ((h >> 10) & 0x1f) as i32;
+    let m = (h & 0x3ff) as f64;
+    sign * match e {
+        0 => m * 2f64.powi(-24),
+        31 => {
+            if m == 0.0 {
+                f64::INFINITY
+            } else {
+                f64::NAN
+            }
+        }
+        _ => (1.0 + m / 1024.0) * 2f64.powi(e - 15),
+    }
+}
+
+fn text(b: &[u8], pad: u8) -> String {
+    let s = match pad {
+        // Null-terminated / null-padded: text ends at the first NUL.
+        0 | 1 => crate::messages::cstr(b),
+        _ => String::from_utf8_lossy(b).into_owned(),
+    };
+    s
+}
+
+/// The element bytes of a vlen element (length + global heap ID) from the global heap.
+pub fn vlen_bytes(ctx: &Ctx, gh: &GlobalHeaps, elem: &[u8]) -> Result<(u32, Vec<u8>)> {
+    let mut c = ctx.cur(elem);
+    let len = c.u32()?;
+    let addr = c.offset()?;
+    let index = c.u32()?;
+    if len == 0 || addr == 0 || ctx.is_undef(addr) {
+        return Ok((0, Vec::new()));
+    }
+    Ok((len, gh.get(ctx, addr, index)?))
+}
+
+/// An attribute's value as JSON (`None` for types the model has no JSON form for).
+pub fn value(ctx: &Ctx, gh: &GlobalHeaps, a: &Attribute) -> Option<Value> {
+    let n = a.space.nelems()? as usize;
+    let es = a.elem_size as usize;
+    if es == 0 && n > 0 {
+        return None;
+    }
+    let elems = (0..n).filter_map(|i| a.data.get(i * es..(i + 1) * es));
+    let vals: Vec<Value> = match &a.dtype {
+        Datatype::Int { .. } | Datatype::Float { .. } => {
+            elems.map(|b| num(&a.dtype, b)).collect::<Option<_>>()?
+        }
+        Datatype::Str { pad, .. } => elems.map(|b| Value::from(text(b, *pad))).collect(),
+        Datatype::VlenStr => elems
+            .map(|b| {
+                vlen_bytes(ctx, gh, b).ok().map(|(len, bytes)| {
+                    let l = (len as usize).min(bytes.len());
+                    Value::from(crate::messages::cstr(&bytes[..l]))
+                })
+            })
+            .collect::<Option<_>>()?,
+        _ => return None,
+    };
+    if a.space.null {
+        return Some(Value::Array(Vec::new()));
+    }
+    // Scalars and one-element attributes are bare values.
+    if vals.len() == 1 && !a.space.null {
+        return vals.into_iter().next();
+    }
+    Some(Value::Array(vals))
+}

@@ -1,0 +1,435 @@
+//! One dataset's object header → an [`ArrayLayout`] (without dimension names, which need the whole
+//! file) or the reason it cannot be described: dataspace, datatype, fill value, filter pipeline
+//! and data layout (IV.A.2.b/d/e/f/i/l), with the chunk index read through [`crate::idx`].
+
+use crate::attrs;
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::heap::GlobalHeaps;
+use crate::messages::{self as m, Datatype, Filter, Layout};
+use crate::ohdr::{self, ObjHeader};
+use vzplan_core::{
+    ArrayLayout, ChunkData, ChunkEntry, ChunkTable, Codec, DType, EdgeStorage, Endian, Kind,
+};
+
+/// What the netCDF pass needs about a dataset besides its layout.
+pub struct DsInfo {
+    pub path: String,
+    pub group: usize,
+    pub addr: u64,
+    pub shape: Vec<u64>,
+    pub max: Vec<u64>,
+    /// The layout (dims still empty), or why the dataset is a problem.
+    pub result: std::result::Result<ArrayLayout, String>,
+    /// `DIMENSION_LIST`: per axis, the object header addresses of the attached scales.
+    pub dim_list: Option<Vec<Vec<u64>>>,
+    /// `CLASS` = `DIMENSION_SCALE`.
+    pub is_scale: bool,
+    /// A netCDF dimension without a variable (its `NAME` says so).
+    pub pure_dim: bool,
+}
+
+pub const PURE_DIM: &str = "This is a netCDF dimension but not a netCDF variable";
+/// Coordinate values are kept up to this many decoded bytes.
+pub const MAX_VALUES: u64 = 1 << 20;
+
+pub fn build(
+    ctx: &Ctx,
+    gh: &GlobalHeaps,
+    path: &str,
+    group: usize,
+    addr: u64,
+    oh: &ObjHeader,
+) -> DsInfo {
+    let mut info = DsInfo {
+        path: path.to_string(),
+        group,
+        addr,
+        shape: Vec::new(),
+        max: Vec::new(),
+        result: Err(String::new()),
+        dim_list: None,
+        is_scale: false,
+        pure_dim: false,
+    };
+    info.result = describe(ctx, gh, oh, &mut info).map_err(|e| match e {
+        Fail::Problem(s) => s,
+        Fail::Err(e) => format!("cannot be read: {e}"),
+    });
+    info
+}
+
+enum Fail {
+    Problem(String),
+    Err(Error),
+}
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Unsupported(s) => Fail::Problem(format!("unsupported: {s}")),
+            e => Fail::Err(e),
+        }
+    }
+}
+
+fn problem<T>(s: impl Into<String>) -> std::result::Result<T, Fail> {
+    Err(Fail::Problem(s.into()))
+}
+
+fn msg_body(ctx: &Ctx, oh: &ObjHeader, t: u16, what: &str) -> std::result::Result<Vec<u8>, Fail> {
+    let msg = oh.first(t).ok_or_else(|| {
+        Fail::Err(Error::malformed(format!(
+            "dataset without a {what} message"
+        )))
+    })?;
+    Ok(ohdr::resolved(ctx, msg)?)
+}
+
+fn describe(
+    ctx: &Ctx,
+    gh: &GlobalHeaps,
+    oh: &ObjHeader,
+    info: &mut DsInfo,
+) -> std::result::Result<ArrayLayout, Fail> {
+    let space = m::dataspace(&mut ctx.cur(&msg_body(ctx, oh, m::DATASPACE, "dataspace")?))?;
+    info.shape = space.dims.clone();
+    info.max = space.max.clone();
+    // Attributes first: the netCDF pass needs the scale markers even for problem datasets.
+    let alist = attrs::read_all(ctx, oh)?;
+    for a in &alist {
+        match a.name.as_str() {
+            "CLASS" => {
+                if let Some(serde_json::Value::String(s)) = attrs::value(ctx, gh, a) {
+                    info.is_scale = s == "DIMENSION_SCALE";
+                }
+            }
+            "NAME" => {
+                if let Some(serde_json::Value::String(s)) = attrs::value(ctx, gh, a) {
+                    info.pure_dim = s.starts_with(PURE_DIM);
+                }
+            }
+            "DIMENSION_LIST" => info.dim_list = dimension_list(ctx, gh, a).ok(),
+            _ => {}
+        }
+    }
+    let dt_body = msg_body(ctx, oh, m::DATATYPE, "datatype")?;
+    let dt = m::datatype(&mut ctx.cur(&dt_body))?;
+    let dtype = match dt {
+        Datatype::Int { size, signed, be } => DType::new(
+            if signed { Kind::Int } else { Kind::UInt },
+            size as usize,
+            endian(be),
+        ),
+        Datatype::Float { size, be } => DType::new(Kind::Float, size as usize, endian(be)),
+        Datatype::Str { size, .. } if size > 0 => {
+            DType::new(Kind::String, size as usize, Endian::Little)
+        }
+        other => return problem(format!("{} is not supported", other.describe())),
+    };
+    if space.null {
+        return problem("null dataspace (no elements) is not supported");
+    }
+    if oh.first(m::EXTERNAL).is_some() {
+        return problem("external data files are not supported");
+    }
+    let esize = dtype.size;
+    // Fill value: the new message wins over the old one; none at all = zeros (library default).
+    let mut fill: Option<Vec<u8>> = Some(Vec::new());
+    if let Some(msg) = oh.first(m::FILL) {
+        fill = m::fill_new(&mut ctx.cur(&ohdr::resolved(ctx, msg)?))?;
+    } else if let Some(msg) = oh.first(m::FILL_OLD) {
+        fill = Some(m::fill_old(&mut ctx.cur(&ohdr::resolved(ctx, msg)?))?);
+    }
+    let mut fill = fill.map(|v| {
+        if v.len() == esize {
+            v
+        } else {
+            vec![0u8; esize]
+        }
+    });
+    let mut amap = attrs::to_map(ctx, gh, &alist);
+    if let Some(fv) = alist.iter().find(|a| a.name == "_FillValue") {
+        if let Some(b) = fill_from_attr(fv, &dt) {
+            fill = Some(b);
+        }
+    }
+    // _FillValue stays in attrs as a JSON value (to_map keeps it).
+    let _ = &mut amap;
+    let filters = match oh.first(m::FILTERS) {
+        Some(msg) => m::filters(&mut ctx.cur(&ohdr::resolved(ctx, msg)?))?,
+        None => Vec::new(),
+    };
+    let codecs = codecs(&filters, esize)?;
+    let lay = m::layout(&mut ctx.cur(&msg_body(ctx, oh, m::LAYOUT, "data layout")?))?;
+    let chunks = chunk_table(ctx, &lay, &space.dims, &space.max, esize, &filters)?;
+    let mut a = ArrayLayout {
+        path: info.path.clone(),
+        dims: Vec::new(),
+        shape: space.dims.clone(),
+        dtype,
+        fill_value: fill,
+        attrs: amap,
+        codecs,
+        chunks,
+        values: None,
+    };
+    if info.is_scale && !info.pure_dim && a.shape.len() == 1 {
+        a.values = crate::coords::values(ctx, &a, &lay, &filters);
+    }
+    Ok(a)
+}
+
+fn endian(be: bool) -> Endian {
+    if be {
+        Endian::Big
+    } else {
+        Endian::Little
+    }
+}
+
+/// `_FillValue`'s bytes in the dataset's type (same type: raw; other numeric types: converted).
+fn fill_from_attr(a: &m::Attribute, dt: &Datatype) -> Option<Vec<u8>> {
+    let es = a.elem_size as usize;
+    let first = a.data.get(..es)?;
+    if &a.dtype == dt {
+        return Some(first.to_vec());
+    }
+    let v = attrs::num(&a.dtype, first)?;
+    encode(dt, &v)
+}
+
+fn encode(dt: &Datatype, v: &serde_json::Value) -> Option<Vec<u8>> {
+    let (mut b, be) = match *dt {
+        Datatype::Int { size, signed, be } => {
+            let u = if signed {
+                v.as_i64()? as u64
+            } else {
+                v.as_u64()?
+            };
+            (u.to_le_bytes()[..size as usize].to_vec(), be)
+        }
+        Datatype::Float { size: 4, be } => ((v.as_f64()? as f32).to_le_bytes().to_vec(), be),
+        Datatype::Float { size: 8, be } => (v.as_f64()?.to_le_bytes().to_vec(), be),
+        _ => return None,
+    };
+    if be {
+        b.reverse();
+    }
+    Some(b)
+}
+
+/// HDF5 filters → Zarr codecs, in pipeline (= encode) order.
+fn codecs(filters: &[Filter], esize: usize) -> std::result::Result<Vec<Codec>, Fail> {
+    let mut out = Vec::new();
+    for f in filters {
+        out.push(match f.id {
+            1 => Codec::zlib(f.values.first().copied().unwrap_or(6).min(9)),
+            2 => Codec::shuffle(esize),
+            3 => Codec::fletcher32(),
+            32015 => Codec::zstd(f.values.first().map(|&v| v as i32).unwrap_or(3)),
+            id => {
+                let name = match id {
+                    4 => "szip",
+                    5 => "nbit",
+                    6 => "scaleoffset",
+                    32000 => "lzf",
+                    32001 => "blosc",
+                    32004 => "lz4",
+                    32008 => "bitshuffle",
+                    _ if !f.name.is_empty() => f.name.as_str(),
+                    _ => "unknown",
+                };
+                return problem(format!("filter {name} (id {id}) has no Zarr codec"));
+            }
+        });
+    }
+    Ok(out)
+}
+
+fn chunk_table(
+    ctx: &Ctx,
+    lay: &Layout,
+    shape: &[u64],
+    max: &[u64],
+    esize: usize,
+    filters: &[Filter],
+) -> std::result::Result<ChunkTable, Fail> {
+    let nbytes = shape
+        .iter()
+        .try_fold(esize as u64, |a, &d| a.checked_mul(d))
+        .ok_or_else(|| Fail::Err(Error::malformed("dataset size overflows")))?;
+    let zero_index = vec![0u64; shape.len()];
+    match lay {
+        Layout::Compact(data) => {
+            if (data.len() as u64) < nbytes {
+                return Err(Fail::Err(Error::malformed(
+                    "compact data shorter than the dataset",
+                )));
+            }
+            Ok(ChunkTable {
+                block: shape.to_vec(),
+                edges: EdgeStorage::Exact,
+                splittable: false,
+                entries: vec![ChunkEntry {
+                    index: zero_index,
+                    data: ChunkData::Inline(data[..nbytes as usize].to_vec()),
+                    filter_mask: 0,
+                }],
+            })
+        }
+        Layout::Contiguous { addr, size } => {
+            let mut entries = Vec::new();
+            if !ctx.is_undef(*addr) && nbytes > 0 {
+                let len = size.unwrap_or(nbytes);
+                if len < nbytes {
+                    return Err(Fail::Err(Error::malformed(
+                        "contiguous storage smaller than the dataset",
+                    )));
+                }
+                let off = ctx.abs(*addr);
+                if off.checked_add(nbytes).is_none_or(|e| e > ctx.r.size()) {
+                    return Err(Fail::Err(Error::malformed(
+                        "contiguous data runs past the end of the file",
+                    )));
+                }
+                entries.push(ChunkEntry {
+                    index: zero_index,
+                    data: ChunkData::Ref {
+                        offset: off,
+                        length: nbytes,
+                    },
+                    filter_mask: 0,
+                });
+            }
+            Ok(ChunkTable {
+                block: shape.to_vec(),
+                edges: EdgeStorage::Exact,
+                splittable: filters.is_empty(),
+                entries,
+            })
+        }
+        Layout::Virtual => problem("virtual dataset layout is not supported"),
+        Layout::Chunked {
+            version,
+            flags,
+            chunk,
+            elem_size,
+            index,
+            addr,
+        } => {
+            if chunk.len() != shape.len() {
+                return Err(Fail::Err(Error::malformed(format!(
+                    "chunk rank {} differs from dataspace rank {}",
+                    chunk.len(),
+                    shape.len()
+                ))));
+            }
+            if chunk.contains(&0) {
+                return Err(Fail::Err(Error::malformed("chunk dimension of 0")));
+            }
+            if *elem_size != esize as u64 {
+                return Err(Fail::Err(Error::malformed(format!(
+                    "layout element size {elem_size} differs from the datatype size {esize}"
+                ))));
+            }
+            if flags & m::DONT_FILTER_PARTIAL_BOUND_CHUNKS != 0
+                && !filters.is_empty()
+                && shape.iter().zip(chunk).any(|(&s, &c)| s % c != 0)
+            {
+                return problem(
+                    "partial edge chunks are stored unfiltered (DONT_FILTER_PARTIAL_BOUND_CHUNKS), which no Zarr codec chain can describe",
+                );
+            }
+            let geo = crate::idx::Geometry {
+                shape: shape.to_vec(),
+                max_shape: max.to_vec(),
+                chunk: chunk.clone(),
+                elem_size: *elem_size,
+                filtered: !filters.is_empty(),
+                layout_version: *version,
+            };
+            let raw = if ctx.is_undef(*addr) {
+                Vec::new()
+            } else {
+                use crate::idx as ch;
+                use m::ChunkIndex as I;
+                match index {
+                    I::BTree1 => ch::btree1_chunks(ctx, *addr, &geo)?,
+                    I::Single { filtered } => ch::single(ctx, *addr, *filtered, &geo)?,
+                    I::Implicit => ch::implicit(ctx, *addr, &geo)?,
+                    I::FixedArray => ch::fixed_array(ctx, *addr, &geo)?,
+                    I::ExtensibleArray => ch::extensible_array(ctx, *addr, &geo)?,
+                    I::BTree2 => ch::btree2_chunks(ctx, *addr, &geo)?,
+                }
+            };
+            let mut entries = Vec::with_capacity(raw.len());
+            for rc in raw {
+                if rc.offset.len() != chunk.len() {
+                    return Err(Fail::Err(Error::malformed(
+                        "chunk offset of the wrong rank",
+                    )));
+                }
+                let index: Vec<u64> = rc.offset.iter().zip(chunk).map(|(o, c)| o / c).collect();
+                entries.push(ChunkEntry {
+                    index,
+                    data: ChunkData::Ref {
+                        offset: rc.addr,
+                        length: rc.size,
+                    },
+                    filter_mask: rc.filter_mask,
+                });
+            }
+            entries.sort_by(|a, b| a.index.cmp(&b.index));
+            entries.dedup_by(|a, b| a.index == b.index);
+            Ok(ChunkTable {
+                block: chunk.clone(),
+                edges: EdgeStorage::Padded,
+                splittable: false,
+                entries,
+            })
+        }
+    }
+}
+
+/// `DIMENSION_LIST`: a vlen of object references per axis, stored in the global heap.
+fn dimension_list(ctx: &Ctx, gh: &GlobalHeaps, a: &m::Attribute) -> Result<Vec<Vec<u64>>> {
+    let base = match &a.dtype {
+        Datatype::VlenSeq(b) => b.as_ref(),
+        _ => return Err(Error::malformed("DIMENSION_LIST is not a vlen")),
+    };
+    let rsize = match base {
+        Datatype::Ref {
+            kind: 0,
+            size,
+            version,
+        } if *version < 4 => *size as usize,
+        _ => {
+            return Err(Error::unsupported(
+                "DIMENSION_LIST of references other than object references",
+            ))
+        }
+    };
+    if rsize == 0 || rsize > 8 {
+        return Err(Error::malformed("object reference size"));
+    }
+    let n = a.space.nelems().unwrap_or(0) as usize;
+    let es = a.elem_size as usize;
+    let mut out = Vec::with_capacity(n.min(32));
+    for i in 0..n {
+        let elem = a
+            .data
+            .get(i * es..(i + 1) * es)
+            .ok_or_else(|| Error::malformed("short DIMENSION_LIST"))?;
+        let (count, bytes) = attrs::vlen_bytes(ctx, gh, elem)?;
+        let mut refs = Vec::new();
+        for j in 0..count as usize {
+            if let Some(b) = bytes.get(j * rsize..(j + 1) * rsize) {
+                let mut c = ctx.cur(b);
+                refs.push(c.uint(rsize)?);
+            }
+        }
+        out.push(refs);
+    }
+    Ok(out)
+}

@@ -1,0 +1,248 @@
+//! Object headers, HDF5 spec IV.A.1: version 1 (8-byte aligned messages, continuation blocks
+//! without signature) and version 2 (`OHDR` prefix, `OCHK` continuation blocks), plus the
+//! resolution of shared messages (IV.A.2, "Shared Message" encoding) that point at a committed
+//! object header.
+
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use std::collections::HashSet;
+
+pub const MSG_CONTINUATION: u16 = 0x0010;
+/// Caps that keep corrupt files from making the reader loop or allocate without bound.
+const MAX_BLOCKS: usize = 1024;
+const MAX_MESSAGES: usize = 65_536;
+
+/// One header message: type, flags and its raw body.
+#[derive(Debug, Clone)]
+pub struct Msg {
+    pub mtype: u16,
+    pub flags: u8,
+    pub data: Vec<u8>,
+}
+
+impl Msg {
+    /// Flag bit 1: the body is a shared-message reference, not the message itself.
+    pub fn is_shared(&self) -> bool {
+        self.flags & 0x02 != 0
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ObjHeader {
+    pub version: u8,
+    pub msgs: Vec<Msg>,
+}
+
+impl ObjHeader {
+    pub fn first(&self, mtype: u16) -> Option<&Msg> {
+        self.msgs.iter().find(|m| m.mtype == mtype)
+    }
+    pub fn all(&self, mtype: u16) -> impl Iterator<Item = &Msg> {
+        self.msgs.iter().filter(move |m| m.mtype == mtype)
+    }
+}
+
+/// Reads the object header at `addr` with all its continuation blocks.
+pub fn read(ctx: &Ctx, addr: u64) -> Result<ObjHeader> {
+    if ctx.is_undef(addr) {
+        return Err(Error::malformed("object header at the undefined address"));
+    }
+    let head = ctx.read_upto(addr, 4096)?;
+    let mut out = ObjHeader::default();
+    // (address, length, is v2 continuation) blocks still to parse.
+    let mut pending: Vec<(u64, u64)> = Vec::new();
+    let mut seen: HashSet<u64> = HashSet::new();
+    seen.insert(addr);
+    if head.starts_with(b"OHDR") {
+        out.version = 2;
+        let mut c = ctx.cur(&head);
+        c.skip(4)?;
+        let v = c.u8()?;
+        if v != 2 {
+            return Err(Error::malformed(format!("object header version {v}")));
+        }
+        let flags = c.u8()?;
+        if flags & 0x20 != 0 {
+            c.skip(16)?; // access, modification, change, birth times
+        }
+        if flags & 0x10 != 0 {
+            c.skip(4)?; // max compact / min dense attribute counts
+        }
+        let size = c.uint(1 << (flags & 3))?;
+        let start = c.pos() as u64;
+        let block = ctx.read(addr.saturating_add(start), size)?;
+        parse_v2(&block, flags, ctx, &mut out, &mut pending)?;
+        drain(ctx, &mut out, &mut pending, &mut seen, Some(flags))?;
+    } else {
+        out.version = 1;
+        let mut c = ctx.cur(&head);
+        let v = c.u8()?;
+        if v != 1 {
+            return Err(Error::malformed(format!(
+                "object header at {addr:#x}: version {v} (no OHDR signature either)"
+            )));
+        }
+        c.skip(1)?;
+        let _nmsgs = c.u16()?;
+        c.skip(4)?; // reference count
+        let size = c.u32()? as u64;
+        // The prefix is 12 bytes, padded to 16 so that messages stay 8-byte aligned.
+        let block = ctx.read(addr.saturating_add(16), size)?;
+        parse_v1(&block, ctx, &mut out, &mut pending)?;
+        drain(ctx, &mut out, &mut pending, &mut seen, None)?;
+    }
+    Ok(out)
+}
+
+fn drain(
+    ctx: &Ctx,
+    out: &mut ObjHeader,
+    pending: &mut Vec<(u64, u64)>,
+    seen: &mut HashSet<u64>,
+    v2flags: Option<u8>,
+) -> Result<()> {
+    let mut blocks = 0usize;
+    while let Some((a, len)) = pending.pop() {
+        blocks += 1;
+        if blocks > MAX_BLOCKS {
+            return Err(Error::malformed(
+                "too many object header continuation blocks",
+            ));
+        }
+        if !seen.insert(a) {
+            return Err(Error::malformed(format!(
+                "object header continuation cycle at {a:#x}"
+            )));
+        }
+        let block = ctx.read(a, len)?;
+        match v2flags {
+            Some(flags) => {
+                if !block.starts_with(b"OCHK") || block.len() < 8 {
+                    return Err(Error::malformed(format!(
+                        "continuation block at {a:#x} has no OCHK signature"
+                    )));
+                }
+                // Signature, messages, then a 4-byte checksum.
+                parse_v2(&block[4..block.len() - 4], flags, ctx, out, pending)?;
+            }
+            None => parse_v1(&block, ctx, out, pending)?,
+        }
+    }
+    Ok(())
+}
+
+fn push(out: &mut ObjHeader, m: Msg, ctx: &Ctx, pending: &mut Vec<(u64, u64)>) -> Result<()> {
+    if out.msgs.len() >= MAX_MESSAGES {
+        return Err(Error::malformed("too many object header messages"));
+    }
+    if m.mtype == MSG_CONTINUATION {
+        let mut c = ctx.cur(&m.data);
+        let a = c.offset()?;
+        let l = c.length()?;
+        // Continuations are processed in order of appearance (stack: push reversed later).
+        pending.insert(0, (a, l));
+        return Ok(());
+    }
+    out.msgs.push(m);
+    Ok(())
+}
+
+fn parse_v1(
+    block: &[u8],
+    ctx: &Ctx,
+    out: &mut ObjHeader,
+    pending: &mut Vec<(u64, u64)>,
+) -> Result<()> {
+    let mut c = ctx.cur(block);
+    while c.remaining() >= 8 {
+        let mtype = c.u16()?;
+        let size = c.u16()? as usize;
+        let flags = c.u8()?;
+        c.skip(3)?;
+        let data = c.bytes(size)?.to_vec();
+        // Messages are aligned on 8-byte boundaries (relative to the block start).
+        let aligned = c.pos().div_ceil(8) * 8;
+        if aligned <= block.len() {
+            c.seek(aligned)?;
+        }
+        if mtype != 0 {
+            push(out, Msg { mtype, flags, data }, ctx, pending)?;
+        }
+    }
+    Ok(())
+}
+
+fn parse_v2(
+    block: &[u8],
+    hflags: u8,
+    ctx: &Ctx,
+    out: &mut ObjHeader,
+    pending: &mut Vec<(u64, u64)>,
+) -> Result<()> {
+    let mut c = ctx.cur(block);
+    let hdr = if hflags & 0x04 != 0 { 6 } else { 4 };
+    while c.remaining() >= hdr {
+        let mtype = c.u8()? as u16;
+        let size = c.u16()? as usize;
+        let flags = c.u8()?;
+        if hflags & 0x04 != 0 {
+            c.skip(2)?; // creation order
+        }
+        let data = c.bytes(size)?.to_vec();
+        if mtype != 0 {
+            push(out, Msg { mtype, flags, data }, ctx, pending)?;
+        }
+    }
+    Ok(())
+}
+
+/// Where a shared message lives (IV.A.2 shared message encoding, versions 1–3).
+pub enum SharedRef {
+    /// In another object header (a committed datatype, usually).
+    ObjectHeader(u64),
+    /// In the shared object header message heap (SOHM): not supported.
+    Heap,
+}
+
+pub fn shared_ref(ctx: &Ctx, data: &[u8]) -> Result<SharedRef> {
+    let mut c = ctx.cur(data);
+    let version = c.u8()?;
+    let stype = c.u8()?;
+    match version {
+        1 => {
+            c.skip(6)?;
+            Ok(SharedRef::ObjectHeader(c.offset()?))
+        }
+        2 => Ok(SharedRef::ObjectHeader(c.offset()?)),
+        3 => match stype {
+            1 => Ok(SharedRef::Heap),
+            2 => Ok(SharedRef::ObjectHeader(c.offset()?)),
+            t => Err(Error::malformed(format!("shared message type {t}"))),
+        },
+        v => Err(Error::malformed(format!("shared message version {v}"))),
+    }
+}
+
+/// The body of message `mtype` of `oh`, following a shared-message reference into the committed
+/// object it points at (one level: a committed object's own message is never shared again).
+pub fn resolved(ctx: &Ctx, msg: &Msg) -> Result<Vec<u8>> {
+    if !msg.is_shared() {
+        return Ok(msg.data.clone());
+    }
+    match shared_ref(ctx, &msg.data)? {
+        SharedRef::Heap => Err(Error::unsupported(format!(
+            "message type {:#06x} stored in the shared object header message heap",
+            msg.mtype
+        ))),
+        SharedRef::ObjectHeader(a) => {
+            let oh = read(ctx, a)?;
+            match oh.first(msg.mtype) {
+                Some(m) if !m.is_shared() => Ok(m.data.clone()),
+                _ => Err(Error::malformed(format!(
+                    "shared message {:#06x} not found in the object header at {a:#x}",
+                    msg.mtype
+                ))),
+            }
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! Every fixture of `scripts/fixtures_hdf5.py` read with `read_layout` and compared to the oracle
+//! table the script wrote from h5py's / netCDF4-python's own view of the same file.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use vzplan_core::{ChunkData, Codec, SourceLayout};
+
+const FIXTURES: &[&str] = &[
+    "h5_earliest.h5",
+    "h5_v110.h5",
+    "h5_latest.h5",
+    "nc4.nc",
+    "nc4_classic.nc",
+    "h5_noscales.h5",
+];
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/hdf5")
+}
+
+fn load(name: &str) -> (SourceLayout, Value) {
+    let p = dir().join(name);
+    let r = vzplan_io::open_local(&p).unwrap();
+    let l = vzplan_hdf5::read_layout(&r).unwrap_or_else(|e| panic!("{e}"));
+    let o: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir().join(format!("{name}.oracle.json"))).unwrap(),
+    )
+    .unwrap();
+    (l, o)
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn expected_codecs(filters: &Value, esize: usize) -> Vec<Codec> {
+    filters
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let v = f["values"].as_array().unwrap();
+            match f["id"].as_u64().unwrap() {
+                1 => Codec::zlib(v[0].as_u64().unwrap() as u32),
+                2 => Codec::shuffle(esize),
+                3 => Codec::fletcher32(),
+                32015 => Codec::zstd(v[0].as_i64().unwrap() as i32),
+                id => panic!("unexpected filter {id} in a supported dataset"),
+            }
+        })
+        .collect()
+}
+
+fn check(name: &str) {
+    let (l, o) = load(name);
+    let ds = o["datasets"].as_object().unwrap();
+    assert_eq!(
+        Value::Object(l.attrs.clone()),
+        o["attrs"],
+        "{name}: root attributes"
+    );
+    let groups: BTreeMap<&str, &serde_json::Map<String, Value>> = l
+        .groups
+        .iter()
+        .map(|g| (g.path.as_str(), &g.attrs))
+        .collect();
+    let og = o["groups"].as_object().unwrap();
+    assert_eq!(groups.len(), og.len(), "{name}: groups {:?}", groups.keys());
+    for (p, a) in og {
+        assert_eq!(
+            Value::Object(groups[p.as_str()].clone()),
+            *a,
+            "{name}: group {p} attrs"
+        );
+    }
+    let arrays: BTreeMap<&str, _> = l.arrays.iter().map(|a| (a.path.as_str(), a)).collect();
+    let problems: BTreeMap<&str, &str> = l
+        .problems
+        .iter()
+        .map(|p| (p.path.as_str(), p.reason.as_str()))
+        .collect();
+    let want_ok: Vec<&str> = ds
+        .iter()
+        .filter(|(_, v)| v["problem"].is_null())
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let want_bad: Vec<&str> = ds
+        .iter()
+        .filter(|(_, v)| !v["problem"].is_null())
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert_eq!(
+        arrays.keys().copied().collect::<Vec<_>>(),
+        want_ok,
+        "{name}: arrays (problems: {problems:?})"
+    );
+    assert_eq!(
+        problems.keys().copied().collect::<Vec<_>>(),
+        want_bad,
+        "{name}: problems"
+    );
+    for (p, want) in ds {
+        if !want["problem"].is_null() {
+            continue;
+        }
+        let a = arrays[p.as_str()];
+        let ctx = format!("{name}:{p}");
+        let shape: Vec<u64> = serde_json::from_value(want["shape"].clone()).unwrap();
+        assert_eq!(a.shape, shape, "{ctx} shape");
+        assert_eq!(
+            a.dtype.numpy_str(),
+            want["dtype"].as_str().unwrap(),
+            "{ctx} dtype"
+        );
+        let unl: Vec<bool> = want["maxshape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.is_null())
+            .collect();
+        assert_eq!(
+            a.dims.iter().map(|d| d.unlimited).collect::<Vec<_>>(),
+            unl,
+            "{ctx} unlimited"
+        );
+        if let Some(dims) = want["dims"].as_array() {
+            let dims: Vec<&str> = dims.iter().map(|d| d.as_str().unwrap()).collect();
+            assert_eq!(a.dim_names(), dims, "{ctx} dims");
+        }
+        assert_eq!(
+            a.fill_value.as_deref().map(hex),
+            want["fill_hex"].as_str().map(str::to_string),
+            "{ctx} fill value"
+        );
+        assert_eq!(Value::Object(a.attrs.clone()), want["attrs"], "{ctx} attrs");
+        assert_eq!(
+            a.codecs,
+            expected_codecs(&want["filters"], a.dtype.size),
+            "{ctx} codecs"
+        );
+        match want["layout"].as_str().unwrap() {
+            "compact" => {
+                assert_eq!(a.chunks.entries.len(), 1, "{ctx}");
+                match &a.chunks.entries[0].data {
+                    ChunkData::Inline(b) => {
+                        assert_eq!(hex(b), want["compact_hex"].as_str().unwrap(), "{ctx}")
+                    }
+                    d => panic!("{ctx}: compact as {d:?}"),
+                }
+            }
+            "contiguous" => {
+                assert!(a.chunks.splittable, "{ctx} splittable");
+                assert_eq!(a.chunks.block, shape, "{ctx} block");
+            }
+            "chunked" => {
+                let chunks: Vec<u64> = serde_json::from_value(want["chunks"].clone()).unwrap();
+                assert_eq!(a.chunks.block, chunks, "{ctx} block");
+                assert_eq!(a.chunks.edges, vzplan_core::EdgeStorage::Padded, "{ctx}");
+            }
+            l => panic!("{ctx}: layout {l}"),
+        }
+        if want["layout"] != "compact" {
+            let mut wc: Vec<(Vec<u64>, u64, u64, u32)> = want["chunk_iter"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| {
+                    let off: Vec<u64> = serde_json::from_value(c["offset"].clone()).unwrap();
+                    (
+                        off,
+                        c["addr"].as_u64().unwrap(),
+                        c["size"].as_u64().unwrap(),
+                        c["mask"].as_u64().unwrap() as u32,
+                    )
+                })
+                .collect();
+            wc.sort();
+            let got: Vec<(Vec<u64>, u64, u64, u32)> = a
+                .chunks
+                .entries
+                .iter()
+                .map(|e| {
+                    let off = e
+                        .index
+                        .iter()
+                        .zip(&a.chunks.block)
+                        .map(|(i, b)| i * b)
+                        .collect();
+                    match e.data {
+                        ChunkData::Ref { offset, length } => (off, offset, length, e.filter_mask),
+                        ChunkData::Inline(_) => panic!("{ctx}: inline chunk"),
+                    }
+                })
+                .collect();
+            assert_eq!(got, wc, "{ctx} chunks");
+        }
+        assert_eq!(
+            a.values.as_deref().map(hex),
+            want.get("values_hex")
+                .and_then(|v| v.as_str())
+                .map(str::to_string),
+            "{ctx} coordinate values"
+        );
+    }
+}
+
+#[test]
+fn h5_earliest() {
+    check("h5_earliest.h5");
+}
+#[test]
+fn h5_v110() {
+    check("h5_v110.h5");
+}
+#[test]
+fn h5_latest() {
+    check("h5_latest.h5");
+}
+#[test]
+fn nc4() {
+    check("nc4.nc");
+}
+#[test]
+fn nc4_classic() {
+    check("nc4_classic.nc");
+}
+#[test]
+fn h5_noscales() {
+    check("h5_noscales.h5");
+}
+
+#[test]
+fn fixtures_are_small() {
+    let total: u64 = FIXTURES
+        .iter()
+        .map(|f| std::fs::metadata(dir().join(f)).unwrap().len())
+        .sum();
+    assert!(total < 500_000, "{total}");
+}
