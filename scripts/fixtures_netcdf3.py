@@ -274,6 +274,19 @@ def series():
         write_oracle(path)
 
 
+def empty_records():
+    """CDF-1 with a record dimension but no records written (numrecs 0)."""
+    path, ds = create("empty_records.nc", "NETCDF3_CLASSIC")
+    ds.createDimension("time", None)
+    ds.createDimension("x", 2)
+    ds.createVariable("time", "f8", ("time",))
+    ds.createVariable("v", "i2", ("time", "x"))
+    x = ds.createVariable("x", "f4", ("x",))
+    x[:] = [1.0, 2.0]
+    ds.close()
+    write_oracle(path)
+
+
 def streaming(name, fmt, width):
     """A normal record file whose numrecs is then set to STREAMING (all ones)."""
     path, ds = create(name, fmt)
@@ -303,6 +316,7 @@ def main():
     classic_single_record()
     data64_types()
     series()
+    empty_records()
     streaming("streaming.nc", "NETCDF3_64BIT_OFFSET", 4)
     streaming("streaming5.nc", "NETCDF3_64BIT_DATA", 8)
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))

@@ -12,7 +12,7 @@ use vzplan_core::{DType, Endian, Kind};
 use vzplan_io::{IoError, RangeRead};
 
 /// Bytes read speculatively at offset 0; most classic headers are a few KiB.
-const FIRST_READ: u64 = 64 * 1024;
+pub(crate) const FIRST_READ: u64 = 64 * 1024;
 /// A header larger than this is treated as corrupt (real headers are KiBs to a few MiB; the cap
 /// keeps a corrupt length in a large file from pulling in gigabytes).
 pub const MAX_HEADER_BYTES: u64 = 64 * 1024 * 1024;
@@ -365,10 +365,11 @@ pub fn is_magic(head: &[u8]) -> bool {
     matches!(head, [b'C', b'D', b'F', 1 | 2 | 5, ..])
 }
 
-/// Reads and checks the whole header.
-pub fn parse(r: &dyn RangeRead) -> Res<Header> {
+/// Reads and checks the whole header, starting with a speculative read of `first_read` bytes
+/// (callers pass [`FIRST_READ`]; tests pass tiny values to exercise the growth path).
+pub(crate) fn parse_with(r: &dyn RangeRead, first_read: u64) -> Res<Header> {
     let size = r.size();
-    let first = r.read_at(0, size.min(FIRST_READ))?;
+    let first = r.read_at(0, size.min(first_read.max(4)))?;
     if !is_magic(&first) {
         let shown: Vec<String> = first.iter().take(4).map(|b| format!("{b:02x}")).collect();
         return Err(HeaderError::NotNetcdf(format!(

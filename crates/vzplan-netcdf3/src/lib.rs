@@ -64,7 +64,7 @@ pub enum ReadError {
     #[error("{url}: {what}")]
     NotNetcdf3 { url: String, what: String },
     #[error(
-        "{url}: header truncated: reading {what} needs {need} bytes at offset {offset}, but the file has {size} bytes"
+        "{url}: header truncated (or a length in it corrupt): reading {what} needs {need} bytes at offset {offset}, but the file has {size} bytes"
     )]
     Truncated {
         url: String,
@@ -86,9 +86,17 @@ pub fn sniff(head: &[u8]) -> bool {
 
 /// Reads one netCDF classic file's header (and small coordinate variables) into a layout.
 pub fn read_layout(r: &dyn RangeRead, opts: &Options) -> Result<SourceLayout, ReadError> {
+    read_layout_with(r, opts, header::FIRST_READ)
+}
+
+fn read_layout_with(
+    r: &dyn RangeRead,
+    opts: &Options,
+    first_read: u64,
+) -> Result<SourceLayout, ReadError> {
     let url = r.url().to_string();
     let size = r.size();
-    let h = header::parse(r).map_err(|e| match e {
+    let h = header::parse_with(r, first_read).map_err(|e| match e {
         HeaderError::NotNetcdf(what) => ReadError::NotNetcdf3 {
             url: url.clone(),
             what,
@@ -538,6 +546,30 @@ mod tests {
             f64::from_be_bytes([0x47, 0x9e, 0, 0, 0, 0, 0, 0]),
             9.969_209_968_386_869e36
         );
+    }
+
+    #[test]
+    fn header_reads_grow_from_a_small_first_read() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/netcdf3");
+        let mut seen = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_none_or(|x| x != "nc") {
+                continue;
+            }
+            let raw = std::fs::read(&p).unwrap();
+            let m = vzplan_io::MemObject::new("mem://f.nc", raw.clone());
+            let want = read_layout(&m, &Options::default()).unwrap();
+            for first in [0, 4, 5, 13, 64, 100] {
+                let m = vzplan_io::MemObject::new("mem://f.nc", raw.clone());
+                let got = read_layout_with(&m, &Options::default(), first).unwrap();
+                assert_eq!(got, want, "{p:?} first read {first}");
+                // Doubling: a handful of header reads (+ coordinate values), not one per field.
+                assert!(m.stats().requests <= 16, "{p:?}: {}", m.stats().requests);
+            }
+            seen += 1;
+        }
+        assert!(seen >= 10);
     }
 
     #[test]

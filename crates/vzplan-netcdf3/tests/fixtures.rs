@@ -457,3 +457,53 @@ fn byte_flips_never_panic() {
     }
     assert!(LARGEST.load(Ordering::Relaxed) < 16 << 20);
 }
+
+/// Finds `nc_type vsize begin` of a variable in a real header (the last fields of its entry).
+fn vsize_at(raw: &[u8], ty: u32, vsize: u32, begin: &[u8]) -> usize {
+    let mut pat = ty.to_be_bytes().to_vec();
+    pat.extend(vsize.to_be_bytes());
+    pat.extend(begin);
+    let at = raw.windows(pat.len()).position(|w| w == pat).unwrap();
+    at + 4
+}
+
+#[test]
+fn stored_vsize_is_ignored() {
+    // The 2^32-1 sentinel (variables over 4 GiB) must not change the layout: vsize is recomputed.
+    for (file, var, ty, vsize, wide) in [
+        ("classic_single_record.nc", "s", 3, 8, false),
+        ("offset64_records.nc", "rs", 3, 8, true),
+        ("offset64_records.nc", "rb", 1, 4, true),
+    ] {
+        let p = dir().join(file);
+        let want = read(&p, &Options::default());
+        let begin = refs(array(&want, var))[0].0;
+        let begin = if wide {
+            begin.to_be_bytes().to_vec()
+        } else {
+            (begin as u32).to_be_bytes().to_vec()
+        };
+        let raw = std::fs::read(&p).unwrap();
+        let at = vsize_at(&raw, ty, vsize, &begin);
+        let m = patched(file, at, &[0xff; 4]);
+        let got = read_layout(&m, &Options::default()).unwrap();
+        assert_eq!(got.arrays, want.arrays, "{file}:{var}");
+    }
+}
+
+#[test]
+fn empty_record_dimension() {
+    let l = read(&dir().join("empty_records.nc"), &Options::default());
+    let v = array(&l, "v");
+    assert_eq!(v.shape, vec![0, 2]);
+    assert!(v.chunks.entries.is_empty());
+    assert_eq!(v.chunks.block, vec![1, 2]);
+    assert_eq!(array(&l, "time").values, Some(Vec::new()));
+}
+
+#[test]
+fn a_small_file_is_one_request() {
+    let r = open_local(dir().join("offset64_records.nc")).unwrap();
+    read_layout(&r, &Options::default()).unwrap();
+    assert_eq!(r.stats().requests, 1);
+}
