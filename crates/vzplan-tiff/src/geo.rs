@@ -1,0 +1,199 @@
+//! GeoTIFF 1.1 (OGC 19-008r4): model tags → array attributes.
+//!
+//! Raw tags are kept under their names (`ModelPixelScale` 33550, `ModelTiepoint` 33922,
+//! `ModelTransformation` 34264, `GeoKeyDirectory` 34735, `GeoDoubleParams` 34736,
+//! `GeoAsciiParams` 34737), the keys decoded into `GeoKeys` (key id → value), and from them:
+//! - `spatial:transform` `[a, b, c, d, e, f]` with `x = a*col + b*row + c`, `y = d*col + e*row + f`
+//!   (the zarr-conventions `spatial` order, same as GDAL's geotransform reordered / rasterio's
+//!   `Affine`): from ModelTransformation (its first two rows), else from ModelPixelScale + the first
+//!   ModelTiepoint (`a = sx, e = -sy, c = X - i*sx, f = Y + j*sy`);
+//! - `spatial:dimensions` `["y", "x"]`, `spatial:shape` `[h, w]`, and `spatial:registration`
+//!   `"pixel"` (RasterPixelIsArea, the default) or `"node"` (GTRasterTypeGeoKey 1025 = 2,
+//!   RasterPixelIsPoint: the transform is kept as stored, mapping pixel centres);
+//! - `proj:code` `"EPSG:n"` from ProjectedCSTypeGeoKey (3072) or GeographicTypeGeoKey (2048) when
+//!   it is an EPSG code (1…32766; 32767 is "user-defined").
+
+use crate::ifd::{Ifd, Tiff};
+use crate::ReadError;
+use serde_json::{json, Map, Value};
+
+pub(crate) const GEO_TAGS: [(u16, &str); 6] = [
+    (33550, "ModelPixelScale"),
+    (33922, "ModelTiepoint"),
+    (34264, "ModelTransformation"),
+    (34735, "GeoKeyDirectory"),
+    (34736, "GeoDoubleParams"),
+    (34737, "GeoAsciiParams"),
+];
+
+pub(crate) fn num(v: f64) -> Value {
+    if v.is_nan() {
+        json!("NaN")
+    } else if v.is_infinite() {
+        json!(if v > 0.0 { "Infinity" } else { "-Infinity" })
+    } else if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        json!(v as i64)
+    } else {
+        json!(v)
+    }
+}
+
+fn list(v: &[f64]) -> Value {
+    if v.len() == 1 {
+        num(v[0])
+    } else {
+        Value::Array(v.iter().map(|&x| num(x)).collect())
+    }
+}
+
+/// Adds the GeoTIFF attributes of `ifd` (an image of `h` × `w` pixels) to `attrs`.
+/// Returns whether the IFD had any GeoTIFF tag.
+pub(crate) fn geo_attrs(
+    t: &Tiff,
+    ifd: &Ifd,
+    h: u64,
+    w: u64,
+    attrs: &mut Map<String, Value>,
+) -> Result<bool, ReadError> {
+    let mut any = false;
+    let mut scale = None;
+    let mut tie = None;
+    let mut mtx = None;
+    let mut keys: Vec<u64> = Vec::new();
+    let mut doubles: Vec<f64> = Vec::new();
+    let mut ascii = String::new();
+    for (tag, name) in GEO_TAGS {
+        let Some(e) = ifd.get(tag) else { continue };
+        any = true;
+        match tag {
+            34737 => {
+                ascii = t.ascii(e)?;
+                attrs.insert(name.into(), json!(ascii));
+            }
+            34735 => {
+                keys = t.uints(e)?;
+                attrs.insert(name.into(), json!(keys));
+            }
+            _ => {
+                let v = t.floats(e)?;
+                attrs.insert(name.into(), list(&v));
+                match tag {
+                    33550 => scale = Some(v),
+                    33922 => tie = Some(v),
+                    34264 => mtx = Some(v),
+                    _ => doubles = v,
+                }
+            }
+        }
+    }
+    if !any {
+        return Ok(false);
+    }
+    // GeoKeyDirectory: header (version, revision, minor, count), then 4 shorts per key.
+    let mut decoded = Map::new();
+    let key_value = |id: u64| -> Option<u64> {
+        let n = *keys.get(3)? as usize;
+        (0..n).find_map(|k| {
+            let e = keys.get(4 + 4 * k..8 + 4 * k)?;
+            (e[0] == id && e[1] == 0).then_some(e[3])
+        })
+    };
+    if let Some(&n) = keys.get(3) {
+        for k in 0..n as usize {
+            let Some(e) = keys.get(4 + 4 * k..8 + 4 * k) else {
+                break;
+            };
+            let (id, loc, count, off) = (e[0], e[1], e[2] as usize, e[3] as usize);
+            let v = match loc {
+                0 => json!(off),
+                34736 => match doubles.get(off..off.saturating_add(count)) {
+                    Some(d) => list(d),
+                    None => continue,
+                },
+                34737 => {
+                    let s: String = ascii.chars().skip(off).take(count).collect();
+                    json!(s.trim_end_matches('|'))
+                }
+                _ => continue,
+            };
+            decoded.insert(id.to_string(), v);
+        }
+        attrs.insert("GeoKeys".into(), Value::Object(decoded));
+    }
+    let transform = if let Some(m) = mtx.filter(|m| m.len() >= 8) {
+        Some([m[0], m[1], m[3], m[4], m[5], m[7]])
+    } else if let (Some(s), Some(tp)) =
+        (scale.filter(|s| s.len() >= 2), tie.filter(|t| t.len() >= 6))
+    {
+        let (sx, sy) = (s[0], s[1]);
+        let (i, j, x, y) = (tp[0], tp[1], tp[3], tp[4]);
+        Some([sx, 0.0, x - i * sx, 0.0, -sy, y + j * sy])
+    } else {
+        None
+    };
+    if let Some(tr) = transform {
+        if tr.iter().all(|v| v.is_finite()) {
+            let point = key_value(1025) == Some(2);
+            set_spatial(attrs, tr, h, w, point);
+        }
+    }
+    let model = key_value(1024);
+    let proj = key_value(3072).filter(|c| (1..32767).contains(c));
+    let geog = key_value(2048).filter(|c| (1..32767).contains(c));
+    let code = if model == Some(2) {
+        geog.or(proj)
+    } else {
+        proj.or(geog)
+    };
+    if let Some(c) = code {
+        attrs.insert("proj:code".into(), json!(format!("EPSG:{c}")));
+    }
+    Ok(true)
+}
+
+pub(crate) fn set_spatial(
+    attrs: &mut Map<String, Value>,
+    tr: [f64; 6],
+    h: u64,
+    w: u64,
+    point: bool,
+) {
+    attrs.insert("spatial:dimensions".into(), json!(["y", "x"]));
+    attrs.insert("spatial:transform".into(), json!(tr));
+    attrs.insert("spatial:shape".into(), json!([h, w]));
+    attrs.insert(
+        "spatial:registration".into(),
+        json!(if point { "node" } else { "pixel" }),
+    );
+}
+
+/// For an overview without its own georeferencing: the parent's transform scaled to its size,
+/// and the parent's `proj:code`.
+pub(crate) fn inherit(
+    parent: &Map<String, Value>,
+    ph: u64,
+    pw: u64,
+    h: u64,
+    w: u64,
+    attrs: &mut Map<String, Value>,
+) {
+    let Some(tr) = parent.get("spatial:transform").and_then(|v| v.as_array()) else {
+        return;
+    };
+    let t: Vec<f64> = tr.iter().filter_map(|v| v.as_f64()).collect();
+    if t.len() != 6 || h == 0 || w == 0 {
+        return;
+    }
+    let (fx, fy) = (pw as f64 / w as f64, ph as f64 / h as f64);
+    let point = parent.get("spatial:registration").and_then(|v| v.as_str()) == Some("node");
+    set_spatial(
+        attrs,
+        [t[0] * fx, t[1] * fy, t[2], t[3] * fx, t[4] * fy, t[5]],
+        h,
+        w,
+        point,
+    );
+    if let Some(c) = parent.get("proj:code") {
+        attrs.insert("proj:code".into(), c.clone());
+    }
+}

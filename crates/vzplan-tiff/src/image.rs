@@ -1,0 +1,531 @@
+//! One IFD → one [`ArrayLayout`]: dtype, shape, blocks (strips or tiles), codecs, attributes.
+//!
+//! TIFF 6.0 sections 3–8 (baseline fields and their defaults), 9 (PackBits), 13 (LZW),
+//! 14 (Predictor), 15 (tiles), 19 (SampleFormat); Adobe Photoshop TIFF Technical Note 3
+//! (floating-point predictor, Deflate 8); the ZSTD (50000) / LZMA (34925) codes from libtiff.
+
+use crate::geo;
+use crate::ifd::{Ifd, Tiff};
+use crate::probe;
+use crate::{Options, ReadError};
+use serde_json::{json, Map, Value};
+use vzplan_core::{
+    ArrayLayout, ChunkData, ChunkEntry, ChunkTable, Codec, CodecStage, DType, Dim, EdgeStorage,
+    Endian, Kind,
+};
+
+pub(crate) const NEW_SUBFILE_TYPE: u16 = 254;
+pub(crate) const SUBFILE_TYPE: u16 = 255;
+const IMAGE_WIDTH: u16 = 256;
+const IMAGE_LENGTH: u16 = 257;
+const BITS_PER_SAMPLE: u16 = 258;
+const COMPRESSION: u16 = 259;
+const PHOTOMETRIC: u16 = 262;
+const FILL_ORDER: u16 = 266;
+const STRIP_OFFSETS: u16 = 273;
+const SAMPLES_PER_PIXEL: u16 = 277;
+const ROWS_PER_STRIP: u16 = 278;
+const STRIP_BYTE_COUNTS: u16 = 279;
+const PLANAR_CONFIG: u16 = 284;
+const PREDICTOR: u16 = 317;
+const TILE_WIDTH: u16 = 322;
+const TILE_LENGTH: u16 = 323;
+const TILE_OFFSETS: u16 = 324;
+const TILE_BYTE_COUNTS: u16 = 325;
+pub(crate) const SUB_IFDS: u16 = 330;
+const JPEG_TABLES: u16 = 347;
+const SAMPLE_FORMAT: u16 = 339;
+const YCBCR_SUBSAMPLING: u16 = 530;
+const GDAL_NODATA: u16 = 42113;
+
+/// Largest compressed last strip we decode to measure it (bigger ones are reported as problems).
+const MAX_PROBE_BYTES: u64 = 64 << 20;
+
+/// What an IFD described, before it is named.
+pub(crate) struct Image {
+    pub layout: ArrayLayout,
+    pub h: u64,
+    pub w: u64,
+    pub has_geo: bool,
+}
+
+/// Builds the array of one IFD. The outer error is a whole-file error (truncated or corrupt file);
+/// the inner `Err` is the reason this image cannot be referenced exactly (an `ArrayProblem`).
+pub(crate) fn build(
+    t: &Tiff,
+    ifd: &Ifd,
+    opts: &Options,
+) -> Result<Result<Image, String>, ReadError> {
+    macro_rules! problem {
+        ($($arg:tt)*) => { return Ok(Err(format!($($arg)*))) };
+    }
+    let Some(w) = t.uint(ifd, IMAGE_WIDTH)? else {
+        problem!("ImageWidth (256) is missing")
+    };
+    let Some(h) = t.uint(ifd, IMAGE_LENGTH)? else {
+        problem!("ImageLength (257) is missing")
+    };
+    if w == 0 || h == 0 {
+        problem!("the image is empty ({h} × {w} pixels)");
+    }
+    let spp = t.uint(ifd, SAMPLES_PER_PIXEL)?.unwrap_or(1);
+    if spp == 0 || spp > 1 << 16 {
+        problem!("SamplesPerPixel {spp} is not supported");
+    }
+    let bps = match ifd.get(BITS_PER_SAMPLE) {
+        Some(e) => t.uints(e)?,
+        None => vec![1],
+    };
+    if bps.is_empty() || bps.iter().any(|&b| b != bps[0]) {
+        problem!("mixed BitsPerSample {bps:?} per sample is not supported");
+    }
+    let sf = match ifd.get(SAMPLE_FORMAT) {
+        Some(e) => t.uints(e)?,
+        None => vec![1],
+    };
+    if sf.is_empty() || sf.iter().any(|&b| b != sf[0]) {
+        problem!("mixed SampleFormat {sf:?} per sample is not supported");
+    }
+    let endian = if t.le { Endian::Little } else { Endian::Big };
+    let dtype = match (sf[0], bps[0]) {
+        (1, 8 | 16 | 32 | 64) => DType::new(Kind::UInt, (bps[0] / 8) as usize, endian),
+        (2, 8 | 16 | 32 | 64) => DType::new(Kind::Int, (bps[0] / 8) as usize, endian),
+        (3, 16 | 32 | 64) => DType::new(Kind::Float, (bps[0] / 8) as usize, endian),
+        (4, b) => problem!("SampleFormat 4 (undefined) with {b}-bit samples is not supported"),
+        (5 | 6, b) => problem!(
+            "complex samples (SampleFormat {}, {b} bits) are not supported",
+            sf[0]
+        ),
+        (f, b) => problem!("{b}-bit samples (SampleFormat {f}) have no Zarr data type"),
+    };
+    let size = dtype.size as u64;
+    let planar = match t.uint(ifd, PLANAR_CONFIG)?.unwrap_or(1) {
+        _ if spp == 1 => false,
+        1 => false,
+        2 => true,
+        p => problem!("PlanarConfiguration {p} is not 1 (contiguous) or 2 (separate)"),
+    };
+    let compression = t.uint(ifd, COMPRESSION)?.unwrap_or(1);
+    let predictor = t.uint(ifd, PREDICTOR)?.unwrap_or(1);
+    if t.uint(ifd, FILL_ORDER)?.unwrap_or(1) == 2 {
+        problem!("FillOrder 2 (bits in reversed order) has no Zarr codec");
+    }
+    let photometric = t.uint(ifd, PHOTOMETRIC)?;
+    if photometric == Some(6) && compression != 7 {
+        let sub = match ifd.get(YCBCR_SUBSAMPLING) {
+            Some(e) => t.uints(e)?,
+            None => vec![2, 2],
+        };
+        if sub.get(0..2) != Some(&[1, 1]) {
+            problem!("YCbCr chroma subsampling {sub:?} is not supported");
+        }
+    }
+    if ifd.get(JPEG_TABLES).is_some() && (compression == 7 || compression == 6) {
+        problem!(
+            "JPEG compression with shared JPEGTables (347) has no Zarr codec vzplan can express"
+        );
+    }
+    let chunky_spp = if planar { 1 } else { spp };
+    let codecs = match codecs_for(compression, predictor, dtype, chunky_spp, opts) {
+        Ok(c) => c,
+        Err(why) => return Ok(Err(why)),
+    };
+
+    // Block grid.
+    let tiled = [TILE_WIDTH, TILE_LENGTH, TILE_OFFSETS]
+        .iter()
+        .any(|&tag| ifd.get(tag).is_some());
+    let (bh, bw, off_tag, cnt_tag) = if tiled {
+        let (Some(tw), Some(tl)) = (t.uint(ifd, TILE_WIDTH)?, t.uint(ifd, TILE_LENGTH)?) else {
+            problem!("a tiled image needs both TileWidth (322) and TileLength (323)");
+        };
+        if tw == 0 || tl == 0 {
+            problem!("tile size {tl} × {tw} is empty");
+        }
+        (tl, tw, TILE_OFFSETS, TILE_BYTE_COUNTS)
+    } else {
+        let rps = t.uint(ifd, ROWS_PER_STRIP)?.unwrap_or(h);
+        if rps == 0 {
+            problem!("RowsPerStrip is 0");
+        }
+        (rps.min(h), w, STRIP_OFFSETS, STRIP_BYTE_COUNTS)
+    };
+    let down = h.div_ceil(bh);
+    let across = w.div_ceil(bw);
+    let planes = if planar { spp } else { 1 };
+    let n = down
+        .checked_mul(across)
+        .and_then(|x| x.checked_mul(planes))
+        .unwrap_or(u64::MAX);
+    let kind = if tiled { "Tile" } else { "Strip" };
+    let Some(oe) = ifd.get(off_tag) else {
+        problem!("{kind}Offsets ({off_tag}) is missing");
+    };
+    if oe.count != n {
+        problem!(
+            "{kind}Offsets has {} entries, the image needs {n}",
+            oe.count
+        );
+    }
+    let offsets = t.uints(oe)?;
+    let row_bytes = bw
+        .checked_mul(chunky_spp)
+        .and_then(|x| x.checked_mul(size))
+        .ok_or_else(|| t.corrupt("block row size overflows"))?;
+    let full_bytes = row_bytes
+        .checked_mul(bh)
+        .ok_or_else(|| t.corrupt("block size overflows"))?;
+    let uncompressed = compression == 1;
+    let counts = match ifd.get(cnt_tag) {
+        Some(e) => {
+            if e.count != n {
+                problem!(
+                    "{kind}ByteCounts has {} entries, the image needs {n}",
+                    e.count
+                );
+            }
+            t.uints(e)?
+        }
+        None if uncompressed => {
+            // Absent byte counts (a TIFF 6.0 violation libtiff tolerates): derive them.
+            (0..n)
+                .map(|i| {
+                    let r = i % down;
+                    let rows = if tiled { bh } else { bh.min(h - r * bh) };
+                    rows * row_bytes
+                })
+                .collect()
+        }
+        None => problem!("{kind}ByteCounts ({cnt_tag}) is missing"),
+    };
+
+    // Edge storage: tiles are padded (TIFF 6.0 section 15); strips are normally short, but some
+    // writers pad the last one, so measure it when the image height is not a multiple.
+    let short_rows = h % bh;
+    let mut edges = if tiled {
+        EdgeStorage::Padded
+    } else {
+        EdgeStorage::Exact
+    };
+    if !tiled && short_rows != 0 {
+        let short_bytes = short_rows * row_bytes;
+        let mut seen: Option<EdgeStorage> = None;
+        for p in 0..planes {
+            let i = (p * down + down - 1) as usize;
+            let (Some(&off), Some(&cnt)) = (offsets.get(i), counts.get(i)) else {
+                continue;
+            };
+            if cnt == 0 {
+                continue;
+            }
+            let e = if uncompressed {
+                if cnt >= full_bytes {
+                    EdgeStorage::Padded
+                } else if cnt >= short_bytes {
+                    EdgeStorage::Exact
+                } else {
+                    problem!(
+                        "the last strip stores {cnt} bytes, fewer than its {short_rows} rows need ({short_bytes})"
+                    );
+                }
+            } else {
+                if cnt > MAX_PROBE_BYTES {
+                    problem!(
+                        "the last strip ({cnt} bytes) is too large to measure whether it is padded"
+                    );
+                }
+                let data = t.read(off, cnt, "last strip")?;
+                match probe::decoded_len(compression, &data, full_bytes + 1) {
+                    Some(l) if l == short_bytes => EdgeStorage::Exact,
+                    Some(l) if l >= full_bytes => EdgeStorage::Padded,
+                    Some(l) => problem!(
+                        "the last strip decodes to {l} bytes, neither its short size ({short_bytes}) nor a full strip ({full_bytes})"
+                    ),
+                    None => problem!(
+                        "cannot tell whether the last strip ({short_rows} of {bh} rows) is stored short or padded: its {} data could not be measured",
+                        compression_name(compression)
+                    ),
+                }
+            };
+            if seen.is_some_and(|s| s != e) {
+                problem!("the last strips of the sample planes differ: some short, some padded");
+            }
+            seen = Some(e);
+        }
+        edges = seen.unwrap_or(EdgeStorage::Exact);
+    }
+
+    // Entries, row-major over (plane, row, column).
+    let mut entries = Vec::with_capacity(offsets.len());
+    for (i, (&off, &cnt)) in offsets.iter().zip(&counts).enumerate() {
+        let i = i as u64;
+        let (p, r, c) = (i / (down * across), (i / across) % down, i % across);
+        if cnt == 0 {
+            continue; // unallocated (sparse) block: reads as the fill value
+        }
+        if off == 0 {
+            problem!("{kind} {i} has offset 0 but {cnt} bytes");
+        }
+        let len = if uncompressed {
+            let rows = if !tiled && r == down - 1 && short_rows != 0 && edges == EdgeStorage::Exact
+            {
+                short_rows
+            } else {
+                bh
+            };
+            let need = rows * row_bytes;
+            if cnt < need {
+                problem!("{kind} {i} stores {cnt} bytes, fewer than the {need} an uncompressed block needs");
+            }
+            need
+        } else {
+            cnt
+        };
+        if off.checked_add(len).is_none_or(|end| end > t.size) {
+            return Err(t.corrupt(format!(
+                "{kind} {i} at offset {off} ({len} bytes) runs past the end of the file ({} bytes): truncated",
+                t.size
+            )));
+        }
+        let index = if planar {
+            vec![p, r, c]
+        } else if spp > 1 {
+            vec![r, c, 0]
+        } else {
+            vec![r, c]
+        };
+        entries.push(ChunkEntry {
+            index,
+            data: ChunkData::Ref {
+                offset: off,
+                length: len,
+            },
+            filter_mask: 0,
+        });
+    }
+
+    let (dims, shape, block) = if planar {
+        (vec!["band", "y", "x"], vec![spp, h, w], vec![1, bh, bw])
+    } else if spp > 1 {
+        (vec!["y", "x", "band"], vec![h, w, spp], vec![bh, bw, spp])
+    } else {
+        (vec!["y", "x"], vec![h, w], vec![bh, bw])
+    };
+    let mut attrs = Map::new();
+    let has_geo = geo::geo_attrs(t, ifd, h, w, &mut attrs)?;
+    let mut fill_value = None;
+    if let Some(e) = ifd.get(GDAL_NODATA) {
+        let s = t.ascii(e)?;
+        match nodata(&s, dtype) {
+            Some((json, bytes)) => {
+                attrs.insert("_FillValue".into(), json);
+                fill_value = Some(bytes);
+            }
+            None => {
+                attrs.insert("GDAL_NODATA".into(), json!(s));
+            }
+        }
+    }
+    let layout = ArrayLayout {
+        path: String::new(),
+        dims: dims.into_iter().map(|d| Dim::new(d, false)).collect(),
+        shape,
+        dtype,
+        fill_value,
+        attrs,
+        codecs,
+        chunks: ChunkTable {
+            block,
+            edges,
+            splittable: uncompressed && !tiled && !planar,
+            entries,
+        },
+        values: None,
+    };
+    Ok(Ok(Image {
+        layout,
+        h,
+        w,
+        has_geo,
+    }))
+}
+
+pub(crate) fn compression_name(c: u64) -> String {
+    let name = match c {
+        1 => "none",
+        2 => "CCITT RLE",
+        3 => "CCITT Group 3",
+        4 => "CCITT Group 4",
+        5 => "LZW",
+        6 => "old-style JPEG",
+        7 => "JPEG",
+        8 => "Adobe Deflate",
+        32773 => "PackBits",
+        32946 => "Deflate",
+        33003..=33005 | 34712 => "JPEG 2000",
+        34887 => "LERC",
+        34925 => "LZMA",
+        34933 => "PNG",
+        34934 | 22610 => "JPEG XR",
+        50000 => "ZSTD",
+        50001 => "WebP",
+        50002 | 52546 => "JPEG XL",
+        _ => "unknown",
+    };
+    format!("{name} ({c})")
+}
+
+/// The Zarr v3 codec chain (encode order, without `bytes`) for a compression and predictor.
+///
+/// | TIFF | Zarr v3 codec |
+/// |---|---|
+/// | Compression 1 | (none) |
+/// | 8, 32946 Deflate | `numcodecs.zlib` (TIFF deflate is a zlib stream) |
+/// | 50000 ZSTD | `numcodecs.zstd` |
+/// | 34925 LZMA | `numcodecs.lzma` (xz container, `format` 1) |
+/// | 5 LZW | `imagecodecs_lzw` (only with [`Options::imagecodecs`]) |
+/// | 32773 PackBits | `imagecodecs_packbits` (only with [`Options::imagecodecs`]; `numcodecs.packbits` is a boolean bit-packer, not TIFF PackBits) |
+/// | Predictor 2 | `imagecodecs_delta` {axis: -1, or -2 for contiguous multi-sample blocks} before `bytes` (integers only; only with [`Options::imagecodecs`]) |
+///
+/// Everything else is a problem: JPEG, WebP, JPEG 2000/XL, PNG, LERC and the floating-point
+/// predictor (3) decode through imagecodecs *array → bytes* codecs, which take the place of the
+/// `bytes` codec and so cannot be written as a `vzplan_core::Codec` chain; CCITT has no Zarr codec.
+fn codecs_for(
+    compression: u64,
+    predictor: u64,
+    dtype: DType,
+    chunky_spp: u64,
+    opts: &Options,
+) -> Result<Vec<Codec>, String> {
+    let needs_ic = |what: String| -> Result<(), String> {
+        if opts.imagecodecs {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} needs an imagecodecs Zarr codec, and imagecodecs codecs are disabled"
+            ))
+        }
+    };
+    let mut out = Vec::new();
+    match predictor {
+        1 => {}
+        2 if compression == 1 => {
+            return Err("Predictor 2 without compression is not supported".into());
+        }
+        2 => {
+            if dtype.kind == Kind::Float {
+                return Err(
+                    "Predictor 2 (horizontal differencing) on floating-point samples has no Zarr codec".into(),
+                );
+            }
+            needs_ic("Predictor 2 (horizontal differencing)".into())?;
+            let axis = if chunky_spp > 1 { -2 } else { -1 };
+            out.push(Codec::new(
+                "imagecodecs_delta",
+                CodecStage::ArrayToArray,
+                json!({"axis": axis, "dist": 1}),
+            ));
+        }
+        3 => {
+            return Err("Predictor 3 (floating point) decodes only with imagecodecs_floatpred, an array-to-bytes codec that replaces `bytes`, which the codec chain model cannot express".into());
+        }
+        p => return Err(format!("Predictor {p} has no Zarr codec")),
+    }
+    match compression {
+        1 => {}
+        8 | 32946 => out.push(Codec::zlib(6)),
+        50000 => out.push(Codec::zstd(0)),
+        34925 => out.push(Codec::new(
+            "numcodecs.lzma",
+            CodecStage::BytesToBytes,
+            json!({"format": 1, "check": -1, "preset": null, "filters": null}),
+        )),
+        5 => {
+            needs_ic(format!("compression {}", compression_name(5)))?;
+            out.push(Codec::new(
+                "imagecodecs_lzw",
+                CodecStage::BytesToBytes,
+                json!({}),
+            ));
+        }
+        32773 => {
+            needs_ic(format!("compression {}", compression_name(32773)))?;
+            out.push(Codec::new(
+                "imagecodecs_packbits",
+                CodecStage::BytesToBytes,
+                json!({}),
+            ));
+        }
+        6 | 7 | 33003..=33005 | 34712 | 34887 | 34933 | 34934 | 22610 | 50001 | 50002 | 52546 => {
+            return Err(format!(
+                "compression {} decodes only with an imagecodecs array-to-bytes codec, which the codec chain model cannot express",
+                compression_name(compression)
+            ));
+        }
+        c => {
+            return Err(format!(
+                "compression {} has no Zarr v3 codec zarr-python can read",
+                compression_name(c)
+            ))
+        }
+    }
+    Ok(out)
+}
+
+/// GDAL_NODATA (an ASCII number) as a `_FillValue` JSON value and its raw bytes, when the dtype
+/// can hold it exactly.
+fn nodata(s: &str, dtype: DType) -> Option<(Value, Vec<u8>)> {
+    let s = s.trim().trim_end_matches('\0');
+    let v: f64 = match s.to_ascii_lowercase().as_str() {
+        "nan" | "-nan" => f64::NAN,
+        "inf" | "+inf" | "infinity" => f64::INFINITY,
+        "-inf" | "-infinity" => f64::NEG_INFINITY,
+        other => other.parse().ok()?,
+    };
+    let le = dtype.endian == Endian::Little;
+    let bytes: Vec<u8> = match (dtype.kind, dtype.size) {
+        (Kind::Float, 4) => {
+            let f = v as f32;
+            if !(f as f64 == v || v.is_nan()) {
+                return None;
+            }
+            if le {
+                f.to_le_bytes().to_vec()
+            } else {
+                f.to_be_bytes().to_vec()
+            }
+        }
+        (Kind::Float, 8) => {
+            if le {
+                v.to_le_bytes().to_vec()
+            } else {
+                v.to_be_bytes().to_vec()
+            }
+        }
+        (Kind::Int | Kind::UInt, n) => {
+            if v.fract() != 0.0 || !v.is_finite() {
+                return None;
+            }
+            let (lo, hi) = if dtype.kind == Kind::Int {
+                (
+                    -(2f64.powi(8 * n as i32 - 1)),
+                    2f64.powi(8 * n as i32 - 1) - 1.0,
+                )
+            } else {
+                (0.0, 2f64.powi(8 * n as i32) - 1.0)
+            };
+            if v < lo || v > hi {
+                return None;
+            }
+            let x = v as i128 as u128; // two's complement, low bytes
+            let all = x.to_le_bytes();
+            let mut b = all[..n].to_vec();
+            if !le {
+                b.reverse();
+            }
+            b
+        }
+        _ => return None,
+    };
+    Some((geo::num(v), bytes))
+}

@@ -1,0 +1,185 @@
+//! Decoded lengths of compressed blocks, to tell a short last strip from a padded one.
+//!
+//! Only the *length* is computed, with a cap (`limit`): decoding stops once `limit` bytes would be
+//! produced, so a hostile block cannot make us allocate or loop without bound.
+//! - Deflate (Compression 8 / 32946): zlib stream, inflated into a sink by flate2.
+//! - LZW (5): TIFF 6.0 section 13, MSB-first codes of 9–12 bits with "early change"; only string
+//!   lengths are tracked (a new table entry is one longer than the previous code's string).
+//! - PackBits (32773): TIFF 6.0 section 9.
+//! - ZSTD (50000): the frame header's Frame_Content_Size (RFC 8878 §3.1.1.1), when present.
+
+use std::io::Read;
+
+/// The decoded length of `data`, capped at `limit` (returns `Some(limit)` if it reaches it), or
+/// `None` when it cannot be determined (corrupt data, or a codec we cannot measure).
+pub(crate) fn decoded_len(compression: u64, data: &[u8], limit: u64) -> Option<u64> {
+    match compression {
+        8 | 32946 => deflate_len(data, limit),
+        5 => lzw_len(data, limit),
+        32773 => Some(packbits_len(data, limit)),
+        50000 => zstd_content_size(data).map(|n| n.min(limit)),
+        _ => None,
+    }
+}
+
+fn deflate_len(data: &[u8], limit: u64) -> Option<u64> {
+    let mut dec = flate2::read::ZlibDecoder::new(data).take(limit);
+    std::io::copy(&mut dec, &mut std::io::sink()).ok()
+}
+
+fn packbits_len(data: &[u8], limit: u64) -> u64 {
+    let mut out: u64 = 0;
+    let mut i = 0usize;
+    while i < data.len() && out < limit {
+        let n = data[i] as i8;
+        i += 1;
+        if n >= 0 {
+            let k = n as usize + 1;
+            let k = k.min(data.len() - i);
+            out += k as u64;
+            i += k;
+        } else if n != -128 {
+            if i >= data.len() {
+                break;
+            }
+            out += (1 - n as i64) as u64;
+            i += 1;
+        }
+    }
+    out.min(limit)
+}
+
+fn lzw_len(data: &[u8], limit: u64) -> Option<u64> {
+    // Old-style (pre-TIFF 6.0, LSB-first) LZW starts with 0x00 0x01; we do not measure it.
+    if data.len() >= 2 && data[0] == 0 && data[1] & 1 == 1 {
+        return None;
+    }
+    const CLEAR: usize = 256;
+    const EOI: usize = 257;
+    let mut lens = vec![0u32; 4096];
+    for l in lens.iter_mut().take(256) {
+        *l = 1;
+    }
+    let mut width = 9u32;
+    let mut next = 258usize;
+    let mut prev: Option<u32> = None;
+    let mut bitpos: u64 = 0;
+    let total_bits = data.len() as u64 * 8;
+    let mut out: u64 = 0;
+    loop {
+        if bitpos + width as u64 > total_bits {
+            break; // ran out of data without EOI: libtiff tolerates this
+        }
+        let mut code = 0usize;
+        for k in 0..width as u64 {
+            let b = bitpos + k;
+            let byte = data[(b / 8) as usize];
+            let bit = (byte >> (7 - (b % 8))) & 1;
+            code = (code << 1) | bit as usize;
+        }
+        bitpos += width as u64;
+        if code == EOI {
+            break;
+        }
+        if code == CLEAR {
+            width = 9;
+            next = 258;
+            prev = None;
+            continue;
+        }
+        let len = match prev {
+            None => {
+                if code >= 256 {
+                    return None;
+                }
+                1
+            }
+            Some(p) => {
+                let l = if code < next {
+                    lens[code]
+                } else if code == next {
+                    p + 1
+                } else {
+                    return None;
+                };
+                if next < lens.len() {
+                    lens[next] = p + 1;
+                    next += 1;
+                }
+                l
+            }
+        };
+        out += len as u64;
+        if out >= limit {
+            return Some(limit);
+        }
+        prev = Some(len);
+        if next + 1 >= (1usize << width) && width < 12 {
+            width += 1;
+        }
+    }
+    Some(out)
+}
+
+fn zstd_content_size(d: &[u8]) -> Option<u64> {
+    if d.get(0..4)? != [0x28, 0xB5, 0x2F, 0xFD] {
+        return None;
+    }
+    let fhd = *d.get(4)?;
+    let fcs_flag = fhd >> 6;
+    let single_segment = (fhd >> 5) & 1 == 1;
+    let did_flag = fhd & 3;
+    let mut at = 5usize;
+    if !single_segment {
+        at += 1; // Window_Descriptor
+    }
+    at += [0usize, 1, 2, 4][did_flag as usize];
+    let fcs_len = match fcs_flag {
+        0 => {
+            if single_segment {
+                1
+            } else {
+                return None; // content size not recorded
+            }
+        }
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    };
+    let b = d.get(at..at + fcs_len)?;
+    let mut v: u64 = 0;
+    for (i, &x) in b.iter().enumerate() {
+        v |= (x as u64) << (8 * i);
+    }
+    if fcs_len == 2 {
+        v += 256;
+    }
+    Some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packbits_lengths() {
+        // TIFF 6.0 section 9 example: literal run, repeat run, no-op.
+        let data = [0xFEu8, 0xAA, 0x02, 0x80, 0x00, 0x2A, 0x80, 0x00];
+        assert_eq!(packbits_len(&data, 1000), 3 + 3);
+        assert_eq!(packbits_len(&data, 4), 4);
+        assert_eq!(packbits_len(&[0x7f], 1000), 0);
+    }
+
+    #[test]
+    fn hostile_inputs_terminate() {
+        for seed in 0..200u32 {
+            let data: Vec<u8> = (0..64u32)
+                .map(|i| (i.wrapping_mul(2654435761).wrapping_add(seed * 97) >> 7) as u8)
+                .collect();
+            let _ = lzw_len(&data, 1 << 20);
+            let _ = packbits_len(&data, 1 << 20);
+            let _ = deflate_len(&data, 1 << 20);
+            let _ = zstd_content_size(&data);
+        }
+    }
+}
