@@ -2,7 +2,7 @@
 //! files → [`vzplan_core::SourceLayout`].
 //!
 //! The header grammar is `Unidata/netcdf-c:docs/file_format_specifications.md` ("The Format in
-//! Detail"), and PnetCDF's CDF-5 specification for version 5 (see [`header`]'s notes). Digest:
+//! Detail"), and PnetCDF's CDF-5 specification for version 5 (64-bit counts; see `header.rs`). Digest:
 //! `formats.md` §7.1. Only the header is parsed, plus the bytes of small coordinate variables.
 //!
 //! Data layout (same spec, "Note on vsize", "Note on padding" and the offset formula):
@@ -17,7 +17,14 @@
 //!
 //! vsize is recomputed from the shape as netcdf-c does (`NC_var_shape`), never taken from the file:
 //! CDF-1/2 store 2^32-1 for variables over 4 GiB, and the single-record-variable rule ignores it.
-//! numrecs = STREAMING (all ones) is resolved from the file length.
+//! numrecs = STREAMING (all ones) is resolved from the file length: the largest record count whose
+//! last slab of every record variable lies inside the file.
+//!
+//! Model mapping: every dtype is big-endian; `NC_CHAR` keeps its character axis and is a 1-byte
+//! string (`Kind::String`, size 1: numpy `S1`, as netCDF4-python returns it). The fill value is the
+//! `_FillValue` attribute (which also stays in `attrs`), else the type's `NC_FILL_*` default.
+//! Every block is exact-sized and splittable; no codecs (raw bytes). 1-D coordinate variables
+//! (name = dimension name) of at most 1 MiB carry their raw values.
 
 mod header;
 
