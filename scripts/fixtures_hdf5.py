@@ -25,6 +25,11 @@ OUT = os.path.join(ROOT, "testdata", "hdf5")
 HIDDEN = {"DIMENSION_LIST", "REFERENCE_LIST", "CLASS", "NAME", "_Netcdf4Dimid",
           "_Netcdf4Coordinates", "_nc3_strict", "_NCProperties"}
 
+# Datasets the reader must report as problems for reasons h5py does not expose.
+EXPECT_PROBLEM = {"partial_unfiltered": "DONT_FILTER_PARTIAL_BOUND_CHUNKS"}
+
+NON_COORD = "_nc4_non_coord_"
+
 PURE_DIM = "This is a netCDF dimension but not a netCDF variable"
 
 
@@ -78,7 +83,7 @@ FILTER_NAMES = {1: "deflate", 2: "shuffle", 3: "fletcher32", 4: "szip", 5: "nbit
                 6: "scaleoffset", 32015: "zstd"}
 
 
-def dset_oracle(ds, nc_dims):
+def dset_oracle(ds, nc_dims, key):
     dcpl = ds.id.get_create_plist()
     filters = []
     for i in range(dcpl.get_nfilters()):
@@ -88,12 +93,17 @@ def dset_oracle(ds, nc_dims):
     layout = {h5py.h5d.COMPACT: "compact", h5py.h5d.CONTIGUOUS: "contiguous",
               h5py.h5d.CHUNKED: "chunked"}.get(dcpl.get_layout(), "other")
     fill_status = dcpl.fill_value_defined()  # 0 undefined, 1 default, 2 user-defined
-    supported = ds.dtype.kind in "iufS" and not ds.dtype.names
+    tid = ds.id.get_type()
+    cls = tid.get_class()
+    supported = cls in (h5py.h5t.INTEGER, h5py.h5t.FLOAT) or (
+        cls == h5py.h5t.STRING and not tid.is_variable_str())
     problem = None
     if not supported:
         problem = f"dtype {ds.dtype}"
     elif any(f["id"] not in (1, 2, 3, 32015) for f in filters):
         problem = "filter"
+    elif ds.name.lstrip("/") in EXPECT_PROBLEM:
+        problem = EXPECT_PROBLEM[ds.name.lstrip("/")]
     o = {
         "shape": list(ds.shape),
         "maxshape": [None if m is None else int(m) for m in (ds.maxshape or ())],
@@ -104,7 +114,7 @@ def dset_oracle(ds, nc_dims):
         "fill_defined": int(fill_status),
         "problem": problem,
         "attrs": attrs_of(ds),
-        "dims": nc_dims.get(ds.name.lstrip("/")),
+        "dims": nc_dims.get(key),
     }
     if supported:
         fv = np.zeros((), ds.dtype)
@@ -175,7 +185,12 @@ def write_oracle(path):
             if isinstance(obj, h5py.Dataset):
                 if name in o["pure_dims"]:
                     return
-                o["datasets"][name] = dset_oracle(obj, nc_dims)
+                # netCDF-4 stores a variable that shares its name with a dimension but is not
+                # its coordinate as `_nc4_non_coord_<name>`; netCDF users (and the reader) see
+                # `<name>`.
+                key = name.replace(NON_COORD, "")
+                o["datasets"][key] = dset_oracle(obj, nc_dims, key)
+                return
             elif isinstance(obj, h5py.Group):
                 o["groups"][name] = attrs_of(obj)
         f.visititems(visit)
@@ -271,6 +286,67 @@ def latest_fixture():
         d[...] = np.arange(10)
         d = f.create_dataset("implicit", shape=(4, 4), dtype="<i2", chunks=(2, 2), **kw)
         d[...] = np.arange(16).reshape(4, 4)
+        # Partial edge chunks stored unfiltered: h5py has no API for H5Pset_chunk_opts, so it is
+        # called in h5py's own bundled libhdf5.
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_chunk((4,))
+        dcpl.set_deflate(4)
+        set_chunk_opts(dcpl, 2)  # H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS
+        f.create_dataset("partial_unfiltered", data=np.arange(10, dtype="<i4"), dcpl=dcpl, **kw)
+    write_oracle(path)
+
+
+def set_chunk_opts(dcpl, opts):
+    import ctypes
+    import glob
+    libs = glob.glob(os.path.join(os.path.dirname(h5py.__file__), "..", "h5py.libs",
+                                  "libhdf5-*"))
+    lib = ctypes.CDLL(libs[0])
+    lib.H5Pset_chunk_opts.argtypes = [ctypes.c_int64, ctypes.c_uint]
+    if lib.H5Pset_chunk_opts(dcpl.id, opts) < 0:
+        raise RuntimeError("H5Pset_chunk_opts failed")
+
+
+def misc_fixture():
+    """A 512-byte user block, committed datatypes, soft / external / second hard links, and
+    datatypes the reader must refuse."""
+    path = os.path.join(OUT, "h5_misc.h5")
+    with h5py.File(path, "w", libver="earliest", userblock_size=512, track_order=False) as f:
+        kw = dict(track_times=False)
+        f["mytype"] = np.dtype(">f4")
+        f.create_dataset("typed", data=np.arange(5, dtype=">f4"), dtype=f["mytype"], **kw)
+        f["alias"] = f["typed"]
+        f["soft"] = h5py.SoftLink("/typed")
+        f["ext"] = h5py.ExternalLink("other.h5", "/x")
+        f.create_dataset("half", data=np.array([0.5, -2.0, np.inf], dtype="<f2"), **kw)
+        f.create_dataset("enum", data=np.array([0, 1, 0], dtype="i1"),
+                         dtype=h5py.enum_dtype({"a": 0, "b": 1}, basetype="i1"), **kw)
+        f.create_dataset("arr", data=np.zeros(2, dtype=("<i4", (3,))), **kw)
+        f.create_dataset("be_fill", shape=(6,), dtype=">i4", chunks=(3,), fillvalue=-2, **kw)
+        d = f.create_dataset("attrs", data=np.arange(2, dtype="<u1"), **kw)
+        d.attrs["big"] = np.array([1, -2], dtype=">i8")
+        d.attrs["empty_str"] = np.bytes_(b"")
+        d.attrs["str_list"] = np.array([b"x", b"yz"], dtype="S2")
+        d.attrs["inf"] = np.float64("-inf")
+        d.attrs["one"] = np.array([5], dtype="<i2")
+        d.attrs.create("unicode", "h\u00e9llo", dtype=h5py.string_dtype("utf-8"))
+    write_oracle(path)
+
+
+def scales_fixture():
+    """h5py dimension scales (no netCDF attributes): a scale named differently from its dataset,
+    a scale with a chunked, compressed coordinate, and an axis left without a scale."""
+    path = os.path.join(OUT, "h5_scales.h5")
+    with h5py.File(path, "w", libver="v110", track_order=False) as f:
+        kw = dict(track_times=False)
+        x = f.create_dataset("xcoord", data=np.array([10, 20, 30], dtype="<i4"), **kw)
+        x.make_scale("x")
+        y = f.create_dataset("y", data=np.linspace(-1, 1, 7, dtype=">f8"), chunks=(3,),
+                             compression="gzip", shuffle=True, fletcher32=True, **kw)
+        y.make_scale()
+        v = f.create_dataset("on_xy", data=np.zeros((3, 7, 2), dtype="<f4"), **kw)
+        v.dims[0].attach_scale(x)
+        v.dims[1].attach_scale(y)
     write_oracle(path)
 
 
@@ -278,6 +354,8 @@ def netcdf_fixture(name, fmt):
     path = os.path.join(OUT, name)
     nc = netCDF4.Dataset(path, "w", format=fmt)
     nc.title = "vzplan netCDF-4 fixture"
+    if fmt == "NETCDF4":
+        nc.setncattr_string("history", "created by fixtures_hdf5.py")
     nc.Conventions = "CF-1.8"
     nc.createDimension("time", None)
     nc.createDimension("lat", 3)
@@ -308,6 +386,9 @@ def netcdf_fixture(name, fmt):
     tas[0:3] = np.arange(36).reshape(3, 3, 4)  # time 3..4 chunks partially unwritten
     pr = nc.createVariable("pr", "f4", ("lat", "lon"), contiguous=True)
     pr[:] = np.ones((3, 4))
+    nc.createDimension("lev", 3)
+    lev = nc.createVariable("lev", "f4", ("lat",))  # same name as a dimension, not its coordinate
+    lev[:] = [1.0, 2.0, 3.0]
     if fmt == "NETCDF4":
         g = nc.createGroup("forecast")
         g.source = "model"
@@ -317,6 +398,10 @@ def netcdf_fixture(name, fmt):
         v = g.createVariable("u", "f4", ("step", "lat"), zlib=True)
         v[:] = np.zeros((2, 3))
         v.units = "m s-1"
+        names = nc.createVariable("station", str, ("lat",))  # vlen strings: a problem
+        names[:] = np.array(["a", "bb", "ccc"], dtype=object)
+        c = nc.createVariable("flag", "S1", ("lat",))
+        c[:] = np.array([b"x", b"y", b"z"])
     nc.close()
     write_oracle(path)
 
@@ -342,6 +427,8 @@ def main():
     netcdf_fixture("nc4.nc", "NETCDF4")
     netcdf_fixture("nc4_classic.nc", "NETCDF4_CLASSIC")
     noscales_fixture()
+    misc_fixture()
+    scales_fixture()
     total = sum(os.path.getsize(os.path.join(OUT, n)) for n in os.listdir(OUT)
                 if os.path.isfile(os.path.join(OUT, n)))
     print(f"wrote fixtures into {OUT} ({total} bytes)", file=sys.stderr)

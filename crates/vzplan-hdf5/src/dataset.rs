@@ -370,6 +370,16 @@ fn chunk_table(
                         "chunk offset of the wrong rank",
                     )));
                 }
+                if rc
+                    .addr
+                    .checked_add(rc.size)
+                    .is_none_or(|e| e > ctx.r.size())
+                {
+                    return problem(format!(
+                        "chunk at element offset {:?} (file offset {}, {} bytes) runs past the end of the file",
+                        rc.offset, rc.addr, rc.size
+                    ));
+                }
                 let index: Vec<u64> = rc.offset.iter().zip(chunk).map(|(o, c)| o / c).collect();
                 entries.push(ChunkEntry {
                     index,

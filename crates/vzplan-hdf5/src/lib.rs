@@ -76,6 +76,7 @@ pub fn read_layout(r: &dyn RangeRead) -> std::result::Result<SourceLayout, ReadE
 /// Caps on the number of objects and on group nesting (cycles are also tracked by address).
 const MAX_OBJECTS: usize = 200_000;
 const MAX_DEPTH: usize = 64;
+const NON_COORD: &str = "_nc4_non_coord_";
 
 pub(crate) struct GroupNode {
     pub path: String,
@@ -196,6 +197,13 @@ impl Walk<'_, '_> {
                 }
             };
             if coh.first(messages::LAYOUT).is_some() {
+                // netCDF-4 renames a variable that shares its name with a dimension it is not
+                // the coordinate of; netCDF users see the plain name.
+                let child = match l.name.strip_prefix(NON_COORD) {
+                    Some(n) if !n.is_empty() && path.is_empty() => n.to_string(),
+                    Some(n) if !n.is_empty() => format!("{path}/{n}"),
+                    _ => child,
+                };
                 let d = dataset::build(self.ctx, &self.gh, &child, gi, addr, &coh);
                 let di = self.dsets.len();
                 self.dsets.push(d);

@@ -13,6 +13,8 @@ const FIXTURES: &[&str] = &[
     "nc4.nc",
     "nc4_classic.nc",
     "h5_noscales.h5",
+    "h5_misc.h5",
+    "h5_scales.h5",
 ];
 
 fn dir() -> PathBuf {
@@ -228,6 +230,56 @@ fn nc4_classic() {
 #[test]
 fn h5_noscales() {
     check("h5_noscales.h5");
+}
+
+#[test]
+fn h5_misc() {
+    check("h5_misc.h5");
+}
+
+#[test]
+fn h5_scales() {
+    check("h5_scales.h5");
+    // netCDF4-python cannot open this h5py file, so its oracle has no dimension names: a scale
+    // names its axis after its dataset; an axis without a scale gets a phony name numbered after
+    // the file's two real dimensions.
+    let (l, _) = load("h5_scales.h5");
+    let a = l.arrays.iter().find(|a| a.path == "on_xy").unwrap();
+    assert_eq!(a.dim_names(), ["xcoord", "y", "phony_dim_2"]);
+    let x = l.arrays.iter().find(|a| a.path == "xcoord").unwrap();
+    assert_eq!(x.dim_names(), ["xcoord"]);
+}
+
+#[test]
+fn problem_reasons_name_the_feature() {
+    let (l, _) = load("h5_latest.h5");
+    let reason = |p: &str| {
+        l.problems
+            .iter()
+            .find(|x| x.path == p)
+            .map(|x| x.reason.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        reason("scaleoffset"),
+        "filter scaleoffset (id 6) has no Zarr codec"
+    );
+    assert!(reason("compound").contains("compound"));
+    assert!(reason("vlen").contains("variable-length string"));
+    assert!(reason("partial_unfiltered").contains("DONT_FILTER_PARTIAL_BOUND_CHUNKS"));
+    let (m, _) = load("h5_misc.h5");
+    assert!(m
+        .problems
+        .iter()
+        .any(|p| p.path == "enum" && p.reason.contains("enumerated")));
+    let (n, _) = load("nc4.nc");
+    // Pure dimensions are not arrays; `_nc4_non_coord_lev` is the variable `lev`.
+    assert!(n.arrays.iter().all(|a| a.path != "nv"));
+    assert!(n
+        .arrays
+        .iter()
+        .any(|a| a.path == "lev" && a.dim_names() == ["lat"]));
+    assert_eq!(n.attrs["history"], "created by fixtures_hdf5.py");
 }
 
 #[test]
