@@ -1,1 +1,366 @@
-fn main() {}
+//! `vzplan`: virtual Zarr datasets from piles of netCDF, HDF5 and TIFF files.
+//!
+//! ```text
+//! vzplan build  [OPTIONS] INPUTS... -o OUT.json   # scan + plan + emit
+//! vzplan plan   [OPTIONS] INPUTS... [--json]
+//! vzplan scan   [OPTIONS] INPUTS... -o layouts.jsonl [--shard I/N]
+//! vzplan verify OUT.json
+//! ```
+//! Exit codes: 0 everything built; 1 error; 2 usage; 3 built, but something was left out.
+
+mod scan;
+
+use clap::{Args, Parser, Subcommand};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use vzplan_core::SourceLayout;
+use vzplan_plan::{Options, Plan, ScanFailure};
+
+#[derive(Parser)]
+#[command(name = "vzplan", version, about = "Virtual Zarr (rectilinear grid) references for netCDF, HDF5 and TIFF collections")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Scan the files, plan one array per variable, write kerchunk refs.json (+ zarr.json).
+    Build {
+        #[command(flatten)]
+        common: Common,
+        /// The kerchunk reference file to write.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// Where to write the consolidated Zarr v3 zarr.json (default: OUT stem + .zarr.json).
+        #[arg(long)]
+        zarr_json: Option<PathBuf>,
+        /// Do not write the consolidated zarr.json.
+        #[arg(long)]
+        no_zarr_json: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show what would be built, what cannot be, and why.
+    Plan {
+        #[command(flatten)]
+        common: Common,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Scan only: write each file's layout as one JSON line.
+    Scan {
+        #[command(flatten)]
+        scan: ScanArgs,
+        /// The layouts file to write (JSON lines).
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// Scan only slice I of N (0-based) of the input list.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+    },
+    /// Check that the sources referenced by OUT.json are unchanged (size and mtime/ETag).
+    Verify {
+        /// A refs.json written by `vzplan build`.
+        refs: PathBuf,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args)]
+struct ScanArgs {
+    /// Files or glob patterns.
+    inputs: Vec<String>,
+    /// Files scanned concurrently (default: number of CPUs).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Target chunk size when merging netCDF-3 records or cutting fixed variables.
+    #[arg(long, default_value_t = 4 << 20)]
+    chunk_bytes: u64,
+    /// Print requests and bytes read per file.
+    #[arg(long)]
+    stats: bool,
+}
+
+#[derive(Args)]
+struct Common {
+    #[command(flatten)]
+    scan: ScanArgs,
+    /// Plan from layout files written by `vzplan scan` instead of scanning (glob allowed).
+    #[arg(long, value_name = "GLOB")]
+    from_layouts: Vec<String>,
+    /// The dimension to concatenate along (default: the unlimited dimension, else `time`).
+    #[arg(long, conflicts_with = "stack_dim")]
+    concat_dim: Option<String>,
+    /// Stack the files along a new leading dimension of this name.
+    #[arg(long)]
+    stack_dim: Option<String>,
+    /// Only this variable (repeatable); its dimensions' coordinates come along.
+    #[arg(long = "var")]
+    vars: Vec<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("vzplan: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn scan_options(a: &ScanArgs) -> scan::ScanOptions {
+    scan::ScanOptions {
+        jobs: a
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        chunk_bytes: a.chunk_bytes,
+        progress: std::io::stderr().is_terminal(),
+    }
+}
+
+fn print_stats(scanned: &[scan::Scanned]) {
+    for s in scanned {
+        eprintln!(
+            "{}: {} request(s), {} bytes read",
+            s.input, s.stats.requests, s.stats.bytes
+        );
+    }
+}
+
+/// Layouts and failures, from scanning or from layout files.
+fn gather(c: &Common) -> Res<(Vec<SourceLayout>, Vec<ScanFailure>)> {
+    if !c.from_layouts.is_empty() {
+        if !c.scan.inputs.is_empty() {
+            return Err("give either INPUTS or --from-layouts, not both".into());
+        }
+        return read_layouts(&scan::expand(&c.from_layouts)?);
+    }
+    if c.scan.inputs.is_empty() {
+        return Err("no inputs given".into());
+    }
+    let inputs = scan::expand(&c.scan.inputs)?;
+    let scanned = scan::scan_all(&inputs, &scan_options(&c.scan));
+    if c.scan.stats {
+        print_stats(&scanned);
+    }
+    Ok(scan::split(scanned))
+}
+
+/// One JSON line per file: a layout, or `{"url": …, "error": …}` for a file that failed.
+fn read_layouts(files: &[String]) -> Res<(Vec<SourceLayout>, Vec<ScanFailure>)> {
+    let mut ok = Vec::new();
+    let mut failed = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"))?;
+        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let v: serde_json::Value =
+                serde_json::from_str(line).map_err(|e| format!("{f}:{}: {e}", n + 1))?;
+            if let (Some(url), Some(err)) = (v.get("url"), v.get("error")) {
+                failed.push(ScanFailure {
+                    url: url.as_str().unwrap_or_default().to_string(),
+                    error: err.as_str().unwrap_or_default().to_string(),
+                });
+                continue;
+            }
+            ok.push(serde_json::from_value(v).map_err(|e| format!("{f}:{}: {e}", n + 1))?);
+        }
+    }
+    Ok((ok, failed))
+}
+
+fn make_plan(c: &Common) -> Res<Plan> {
+    let (layouts, failures) = gather(c)?;
+    let opts = Options {
+        concat_dim: c.concat_dim.clone(),
+        stack_dim: c.stack_dim.clone(),
+        vars: c.vars.clone(),
+    };
+    if layouts.is_empty() {
+        for f in &failures {
+            eprintln!("{}", f.error);
+        }
+        return Err("no input could be read".into());
+    }
+    Ok(vzplan_plan::plan(layouts, &failures, &opts))
+}
+
+fn exit_for(plan: &Plan) -> u8 {
+    if plan.incomplete() {
+        3
+    } else {
+        0
+    }
+}
+
+fn run(cli: Cli) -> Res<u8> {
+    match cli.cmd {
+        Cmd::Plan { common, json } => {
+            let plan = make_plan(&common)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&vzplan_emit::report::json(&plan))?);
+            } else {
+                print!("{}", vzplan_emit::report::text(&plan));
+            }
+            Ok(exit_for(&plan))
+        }
+        Cmd::Build {
+            common,
+            output,
+            zarr_json,
+            no_zarr_json,
+            json,
+        } => {
+            let plan = make_plan(&common)?;
+            if plan.arrays.is_empty() {
+                eprint!("{}", vzplan_emit::report::text(&plan));
+                return Err("nothing could be built; no output written".into());
+            }
+            vzplan_emit::write_atomic(&output, |w| vzplan_emit::write_refs(&plan, w))?;
+            let zpath = (!no_zarr_json)
+                .then(|| zarr_json.unwrap_or_else(|| vzplan_emit::zarr_json_path(&output)));
+            if let Some(z) = &zpath {
+                let doc = vzplan_emit::zarr::consolidated_json(&plan);
+                vzplan_emit::write_atomic(z, |w| {
+                    serde_json::to_writer_pretty(&mut *w, &doc)?;
+                    writeln!(w)
+                })?;
+            }
+            if json {
+                let mut r = vzplan_emit::report::json(&plan);
+                if let Some(o) = r.as_object_mut() {
+                    o.insert("refs".into(), output.display().to_string().into());
+                    if let Some(z) = &zpath {
+                        o.insert("zarr_json".into(), z.display().to_string().into());
+                    }
+                }
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                print!("{}", vzplan_emit::report::text(&plan));
+                println!("wrote {}", output.display());
+            }
+            Ok(exit_for(&plan))
+        }
+        Cmd::Scan {
+            scan: args,
+            output,
+            shard,
+        } => {
+            let mut inputs = scan::expand(&args.inputs)?;
+            if let Some(s) = shard {
+                let (i, n) = parse_shard(&s)?;
+                inputs = inputs
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(k, _)| k % n == i)
+                    .map(|(_, f)| f)
+                    .collect();
+            }
+            let scanned = scan::scan_all(&inputs, &scan_options(&args));
+            if args.stats {
+                print_stats(&scanned);
+            }
+            let mut failed = 0;
+            vzplan_emit::write_atomic(&output, |w| {
+                for s in &scanned {
+                    let line = match &s.result {
+                        Ok(l) => serde_json::to_string(l)?,
+                        Err(e) => {
+                            failed += 1;
+                            serde_json::json!({
+                                "url": vzplan_io::file_url(std::path::Path::new(&s.input)),
+                                "error": e,
+                            })
+                            .to_string()
+                        }
+                    };
+                    writeln!(w, "{line}")?;
+                }
+                Ok(())
+            })?;
+            for s in &scanned {
+                if let Err(e) = &s.result {
+                    eprintln!("{e}");
+                }
+            }
+            eprintln!(
+                "scanned {} file(s), {} failed → {}",
+                scanned.len(),
+                failed,
+                output.display()
+            );
+            Ok(if failed > 0 { 3 } else { 0 })
+        }
+        Cmd::Verify { refs, json } => verify(&refs, json),
+    }
+}
+
+fn parse_shard(s: &str) -> Res<(usize, usize)> {
+    let bad = || format!("--shard wants I/N with 0 <= I < N, got {s:?}");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if n == 0 || i >= n {
+        return Err(bad().into());
+    }
+    Ok((i, n))
+}
+
+/// Compares each recorded source with the file as it is now.
+fn verify(refs: &std::path::Path, json: bool) -> Res<u8> {
+    let text = std::fs::read_to_string(refs).map_err(|e| format!("{}: {e}", refs.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", refs.display()))?;
+    let root = v["refs"]["zarr.json"]
+        .as_str()
+        .ok_or_else(|| format!("{}: no inline zarr.json: not written by vzplan build", refs.display()))?;
+    let root: serde_json::Value = serde_json::from_str(root)?;
+    let sources: Vec<vzplan_plan::SourceRef> =
+        serde_json::from_value(root["attributes"]["vzplan"]["sources"].clone())
+            .map_err(|e| format!("{}: no vzplan provenance: {e}", refs.display()))?;
+    let mut drift = Vec::new();
+    for s in &sources {
+        let path = s.url.strip_prefix("file://").unwrap_or(&s.url);
+        let problem = match vzplan_io::LocalFile::open(path) {
+            Err(e) => Some(e.to_string()),
+            Ok(f) => {
+                use vzplan_io::RangeRead;
+                let m = f.meta();
+                if m.size != s.size {
+                    Some(format!("{}: size is {} bytes, was {}", s.url, m.size, s.size))
+                } else if s.mtime.is_some() && m.mtime != s.mtime {
+                    Some(format!(
+                        "{}: modified at {}, was {}",
+                        s.url,
+                        m.mtime.as_deref().unwrap_or("?"),
+                        s.mtime.as_deref().unwrap_or("?")
+                    ))
+                } else {
+                    None
+                }
+            }
+        };
+        if let Some(p) = problem {
+            drift.push(p);
+        }
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"sources": sources.len(), "changed": drift, "ok": drift.is_empty()})
+        );
+    } else {
+        for d in &drift {
+            println!("{d}");
+        }
+        println!("{} source(s), {} changed", sources.len(), drift.len());
+    }
+    Ok(if drift.is_empty() { 0 } else { 1 })
+}

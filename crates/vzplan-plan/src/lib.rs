@@ -422,6 +422,8 @@ fn cut_axis(n: u64, b: u64, storage: EdgeStorage, last_ok: bool) -> AxisCut {
 
 /// What differs between `a` (this file) and `b` (the first file), ignoring the concat axis `k`.
 fn difference(a: &ArrayLayout, b: &ArrayLayout, k: Option<usize>) -> Option<String> {
+    // Coordinates read whole are written inline: their storage (chunks, codecs, fill) is moot.
+    let inline = a.values.is_some() && b.values.is_some();
     if a.dim_names() != b.dim_names() {
         return Some(format!(
             "dimensions ({}) differ from ({}) in the first file",
@@ -439,7 +441,7 @@ fn difference(a: &ArrayLayout, b: &ArrayLayout, k: Option<usize>) -> Option<Stri
                 a.shape[i], a.dims[i].name, b.shape[i]
             ));
         }
-        if a.chunks.block.get(i) != b.chunks.block.get(i) {
+        if !inline && a.chunks.block.get(i) != b.chunks.block.get(i) {
             return Some(format!(
                 "chunk shape {:?} differs from {:?} of the first file along '{}'",
                 a.chunks.block, b.chunks.block, a.dims[i].name
@@ -452,6 +454,10 @@ fn difference(a: &ArrayLayout, b: &ArrayLayout, k: Option<usize>) -> Option<Stri
             a.dtype.numpy_str(),
             b.dtype.numpy_str()
         ));
+    }
+    if inline {
+        return (k.is_none() && a.values != b.values)
+            .then(|| "coordinate values differ from the first file's".to_string());
     }
     if a.codecs != b.codecs {
         let names = |c: &[Codec]| {

@@ -1,0 +1,156 @@
+"""Read-back conformance: build every collection with vzplan, check the expected outcome, then read
+every built array back with zarr-python (rectilinear grids enabled) over fsspec's
+ReferenceFileSystem and compare it, value by value, with what netCDF4-python / h5py read from the
+source files.
+
+    .venv/bin/python scripts/readback.py --vzplan target/release/vzplan [--cases testdata/collections/cases.json]
+
+Exits non-zero on the first mismatch, printing what differs. Prints 'N passed, N failed' at the end.
+"""
+
+import argparse
+import fnmatch
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import fsspec
+import h5py
+import netCDF4
+import numpy as np
+import zarr
+
+zarr.config.set({"array.rectilinear_chunks": True})
+
+
+def open_refs(refs_path):
+    fs = fsspec.filesystem("reference", fo=str(refs_path), remote_protocol="file", asynchronous=True)
+    store = zarr.storage.FsspecStore(fs, read_only=True, path="")
+    return zarr.open_group(store=store, mode="r", zarr_format=3)
+
+
+def source_values(path, var):
+    """Raw stored values (no masking or scaling), as the libraries read them."""
+    try:
+        with netCDF4.Dataset(path) as ds:
+            v = ds[var]
+            v.set_auto_maskandscale(False)
+            return np.asarray(v[...])
+    except (OSError, IndexError, KeyError, RuntimeError):
+        with h5py.File(path, "r") as f:
+            return f[var][...]
+
+
+def local(url):
+    return url[len("file://"):] if url.startswith("file://") else url
+
+
+def same(a, b):
+    if a.shape != b.shape:
+        return f"shape {a.shape} != {b.shape}"
+    if a.dtype.kind != b.dtype.kind or a.dtype.itemsize != b.dtype.itemsize:
+        return f"dtype {a.dtype} != {b.dtype}"
+    if a.dtype.kind == "f":
+        ok = np.array_equal(a, b, equal_nan=True)
+    else:
+        ok = np.array_equal(a, b)
+    if not ok:
+        bad = np.argwhere(~((a == b) | (np.isnan(a) & np.isnan(b)) if a.dtype.kind == "f" else (a == b)))
+        i = tuple(bad[0])
+        return f"{len(bad)} values differ, first at {i}: {a[i]!r} != {b[i]!r}"
+    return None
+
+
+def check_case(vzplan, base, case, workdir):
+    errors = []
+    inputs = []
+    for pat in case["inputs"]:
+        inputs.extend(sorted(glob.glob(str(base / pat))))
+    out = workdir / f"{case['name']}.json"
+    cmd = [vzplan, "build", *inputs, "-o", str(out), "--json", *case.get("args", [])]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != case["exit"]:
+        errors.append(f"exit code {p.returncode}, expected {case['exit']}\nstderr: {p.stderr}\nstdout: {p.stdout[:2000]}")
+        return errors
+    report = json.loads(p.stdout)
+    built = [a["path"] for a in report["arrays"]]
+    if sorted(built) != sorted(case["arrays"]):
+        errors.append(f"built {built}, expected {case['arrays']}")
+    if sorted(report["left_out"]) != sorted(case.get("left_out", [])):
+        errors.append(f"left out {report['left_out']}, expected {case.get('left_out', [])}")
+    got = {(f["kind"], os.path.basename(local(f.get("file", ""))), f.get("array")) for f in report["findings"]
+           if f["severity"] != "warning"}
+    want = {(f["kind"], f.get("file", ""), f.get("array")) for f in case["findings"]}
+    if got != want:
+        errors.append(f"findings {sorted(got, key=str)}, expected {sorted(want, key=str)}\n" +
+                      "\n".join(f["text"] for f in report["findings"]))
+    for a in report["arrays"]:
+        g = case.get("grids", {}).get(a["path"])
+        if g is not None and a["chunk_grid"] != g:
+            errors.append(f"{a['path']}: grid {a['chunk_grid']}, expected {g}")
+    if errors:
+        return errors
+
+    # The consolidated zarr.json beside refs.json must describe the same arrays.
+    zj = json.loads((workdir / f"{case['name']}.zarr.json").read_text())
+    meta = zj["consolidated_metadata"]["metadata"]
+    refs = json.loads(out.read_text())["refs"]
+    for a in built:
+        if meta.get(a) != json.loads(refs[f"{a}/zarr.json"]):
+            errors.append(f"{a}: consolidated zarr.json differs from the refs' metadata")
+
+    group = open_refs(out)
+    sources = [local(s["url"]) for s in json.loads(refs["zarr.json"])["attributes"]["vzplan"]["sources"]]
+    concat = report["concat_dim"]
+    for a in report["arrays"]:
+        name = a["path"]
+        arr = group[name]
+        got = arr[...]
+        dims = a["dimension_names"]
+        if concat in dims and len(sources) > 1:
+            axis = dims.index(concat)
+            want = np.concatenate([source_values(s, name) for s in sources], axis=axis)
+        else:
+            want = source_values(sources[0], name)
+        d = same(np.asarray(got), np.asarray(want))
+        if d:
+            errors.append(f"{name}: {d}")
+        elif name != concat and concat in dims:
+            coords = arr.attrs.get("coords:coordinates", {})
+            if concat not in coords:
+                errors.append(f"{name}: no coords:coordinates entry for {concat}")
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vzplan", required=True)
+    ap.add_argument("--cases", default=str(Path(__file__).resolve().parent.parent / "testdata/collections/cases.json"))
+    ap.add_argument("--only", default="*")
+    args = ap.parse_args()
+    cases_path = Path(args.cases)
+    spec = json.loads(cases_path.read_text())
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in spec["cases"]:
+            if not fnmatch.fnmatch(case["name"], args.only):
+                continue
+            errs = check_case(args.vzplan, cases_path.parent, case, Path(tmp))
+            if errs:
+                failed += 1
+                print(f"FAIL {case['name']}")
+                for e in errs:
+                    print("  " + e.replace("\n", "\n  "))
+            else:
+                passed += 1
+                print(f"ok   {case['name']}")
+    print(f"readback: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

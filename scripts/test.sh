@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Every test: formatting, lints, the Rust unit/integration tests, and the read-back conformance check
+# (zarr-python over fsspec's ReferenceFileSystem vs netCDF4-python/h5py). Installs what it needs.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+bash scripts/setup-python.sh
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+echo "== cargo test"
+cargo test --workspace --quiet 2>&1 | tee target/cargo-test.log
+echo "== read-back conformance"
+cargo build --quiet -p vzplan-cli
+.venv/bin/python scripts/readback.py --vzplan target/debug/vzplan
