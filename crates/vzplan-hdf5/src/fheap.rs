@@ -74,6 +74,12 @@ impl FractalHeap {
         c.u16()?; // starting rows of the root indirect block
         let root = c.offset()?;
         let root_rows = c.u16()? as u64;
+        if filter_len == 0 {
+            // Without I/O filter info, the header checksum follows directly.
+            let at = c.pos();
+            let full = ctx.read(addr, at as u64 + 4)?;
+            crate::chunks::checksum::verify(&full, at, "fractal heap header")?;
+        }
         if width == 0
             || width > 65_536
             || !start_block.is_power_of_two()

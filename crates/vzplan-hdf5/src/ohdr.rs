@@ -3,6 +3,7 @@
 //! resolution of shared messages (IV.A.2, "Shared Message" encoding) that point at a committed
 //! object header.
 
+use crate::chunks::checksum::verify;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use std::collections::HashSet;
@@ -69,9 +70,16 @@ pub fn read(ctx: &Ctx, addr: u64) -> Result<ObjHeader> {
             c.skip(4)?; // max compact / min dense attribute counts
         }
         let size = c.uint(1 << (flags & 3))?;
-        let start = c.pos() as u64;
-        let block = ctx.read(addr.saturating_add(start), size)?;
-        parse_v2(&block, flags, ctx, &mut out, &mut pending)?;
+        let start = c.pos();
+        // Prefix and chunk #0 are followed by their checksum (Jenkins lookup3).
+        let total = (start as u64)
+            .checked_add(size)
+            .and_then(|t| t.checked_add(4))
+            .ok_or_else(|| Error::malformed("object header size overflows"))?;
+        let whole = ctx.read(addr, total)?;
+        let end = whole.len() - 4;
+        verify(&whole, end, "object header")?;
+        parse_v2(&whole[start..end], flags, ctx, &mut out, &mut pending)?;
         drain(ctx, &mut out, &mut pending, &mut seen, Some(flags))?;
     } else {
         out.version = 1;
@@ -123,6 +131,7 @@ fn drain(
                     )));
                 }
                 // Signature, messages, then a 4-byte checksum.
+                verify(&block, block.len() - 4, "object header continuation block")?;
                 parse_v2(&block[4..block.len() - 4], flags, ctx, out, pending)?;
             }
             None => parse_v1(&block, ctx, out, pending)?,

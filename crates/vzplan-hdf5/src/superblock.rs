@@ -84,6 +84,7 @@ fn decode(r: &dyn RangeRead, at: u64) -> Result<Superblock> {
             c2.offset()?; // superblock extension
             c2.offset()?; // end of file
             let root = c2.offset()?;
+            crate::chunks::checksum::verify(&buf, c2.pos(), "superblock")?;
             Ok(Superblock {
                 version,
                 so,
