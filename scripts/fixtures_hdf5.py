@@ -243,6 +243,12 @@ def common_content(f):
     g2.attrs["deep"] = "yes"
     g2.create_dataset("v", data=np.arange(4, dtype="u8"), chunks=(2,), compression="gzip",
                       **kw)
+    # Many links to one object: multi-level group B-trees (symbol tables) or fractal heaps with
+    # indirect blocks (dense links); only the first name (in name order) is a separate path.
+    many = f.create_group("many")
+    target = many.create_dataset("target", data=np.arange(3, dtype="<i2"), **kw)
+    for i in range(400):
+        many[f"l{i:03d}"] = target
 
 
 def h5py_fixture(name, libver):
@@ -269,6 +275,10 @@ def latest_fixture():
         for i in range(12):
             d.attrs[f"a{i:02d}"] = np.int32(i)
         d.attrs["text"] = "long " * 10
+        # Enough dense attributes to need fractal heap indirect blocks.
+        d = f.create_dataset("heap_attrs", data=np.arange(2, dtype="<f4"), **kw)
+        for i in range(250):
+            d.attrs[f"attribute_number_{i:03d}"] = np.arange(i % 7 + 1, dtype="<i4") * i
         g = f.create_group("dense_links", track_order=False)
         for i in range(12):
             g.create_dataset(f"d{i:02d}", data=np.full(2, i, dtype="<i1"), **kw)
