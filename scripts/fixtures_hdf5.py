@@ -339,6 +339,7 @@ def misc_fixture():
         d.attrs["str_list"] = np.array([b"x", b"yz"], dtype="S2")
         d.attrs["inf"] = np.float64("-inf")
         d.attrs["one"] = np.array([5], dtype="<i2")
+        d.attrs.create("committed", np.array([1.5, 2.5], dtype=">f4"), dtype=f["mytype"])
         d.attrs.create("unicode", "h\u00e9llo", dtype=h5py.string_dtype("utf-8"))
     write_oracle(path)
 

@@ -645,11 +645,24 @@ pub fn attribute(ctx: &Ctx, body: &[u8]) -> Result<Attribute> {
     let name = cstr(c.bytes(pad(name_size))?);
     let dt_raw = c.bytes(pad(dt_size))?;
     let ds_raw = c.bytes(pad(ds_size))?;
-    if flags & 0x03 != 0 {
+    if flags & 0x02 != 0 {
         return Err(Error::unsupported(format!(
-            "attribute {name:?} with a shared datatype or dataspace"
+            "attribute {name:?} with a shared dataspace"
         )));
     }
+    // Flag bit 0: the datatype field is a shared-message reference (a committed datatype).
+    let dt_owned;
+    let dt_raw = if flags & 0x01 != 0 {
+        let m = crate::ohdr::Msg {
+            mtype: DATATYPE,
+            flags: 0x02,
+            data: dt_raw.to_vec(),
+        };
+        dt_owned = crate::ohdr::resolved(ctx, &m)?;
+        &dt_owned[..]
+    } else {
+        dt_raw
+    };
     let mut dc = ctx.cur(dt_raw);
     let dtype = datatype(&mut dc)?;
     let elem_size = {
