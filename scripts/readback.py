@@ -45,6 +45,14 @@ def source_values(path, var):
             return f[var][...]
 
 
+def source_fill(path, var):
+    try:
+        with netCDF4.Dataset(path) as ds:
+            return getattr(ds[var], "_FillValue", None)
+    except (OSError, IndexError, KeyError, RuntimeError):
+        return None
+
+
 def local(url):
     return url[len("file://"):] if url.startswith("file://") else url
 
@@ -117,6 +125,9 @@ def check_case(vzplan, base, case, workdir):
         else:
             want = source_values(sources[0], name)
         d = same(np.asarray(got), np.asarray(want))
+        fill = source_fill(sources[0], name)
+        if fill is not None and not (fill == arr.fill_value or (np.isnan(fill) and np.isnan(arr.fill_value))):
+            d = f"fill value {arr.fill_value!r} != _FillValue {fill!r}"
         if d:
             errors.append(f"{name}: {d}")
         elif name != concat and concat in dims:

@@ -68,7 +68,12 @@ pub fn fill_value_json(dtype: &DType, raw: Option<&[u8]>) -> Value {
             let shift = 64 - 8 * s as u32;
             json!(((u << shift) as i64) >> shift)
         }
-        (Kind::Float, 4) => float_json(f32::from_bits(u as u32) as f64, u, 0x7fc0_0000, 8),
+        (Kind::Float, 4) => {
+            // The shortest decimal that round-trips through float32 (1e20, not 1.0000000200408773e20).
+            let f = f32::from_bits(u as u32);
+            let v = format!("{f}").parse::<f64>().unwrap_or(f as f64);
+            float_json(v, u, 0x7fc0_0000, 8)
+        }
         (Kind::Float, 8) => float_json(f64::from_bits(u), u, 0x7ff8_0000_0000_0000, 16),
         (Kind::Float, s) => json!(format!("0x{:0w$x}", u, w = 2 * s)),
         (Kind::String, _) => {

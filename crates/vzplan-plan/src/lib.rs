@@ -156,7 +156,6 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
     }
     let selected = select_vars(&paths, &layouts, &opts.vars);
 
-    let mut contributed = vec![false; layouts.len()];
     for path in paths.iter().filter(|p| selected.contains(*p)) {
         let mut findings = Vec::new();
         let planned = plan_array(
@@ -170,34 +169,32 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
         let failed = findings.iter().any(|f| f.severity == Severity::Error);
         p.findings.extend(findings);
         match planned {
-            Some(a) if !failed => {
-                for c in &a.chunks {
-                    if let Some(x) = contributed.get_mut(c.source) {
-                        *x = true;
-                    }
-                }
-                p.arrays.push(a)
-            }
+            Some(a) if !failed => p.arrays.push(a),
             _ => p.left_out.push(path.clone()),
         }
     }
-    if layouts.len() > 1 {
-        for (i, l) in layouts.iter().enumerate() {
-            if i > 0 && !contributed[i] && !l.arrays.is_empty() {
-                let how = match &concat {
-                    Some(d) => format!("no planned array has the dimension '{d}'"),
-                    None => "no dimension to combine along".to_string(),
-                };
-                p.findings.push(
-                    Finding::new(
-                        FindingKind::Missing,
-                        Severity::Warning,
-                        format!("contributes nothing: {how}; its arrays were taken from the first file"),
-                    )
-                    .file(&l.url)
-                    .fix("pass --concat-dim DIM, or --stack-dim NAME to stack the files along a new axis"),
-                );
-            }
+    // Files beyond the first contribute only through an array combined along the concat (or
+    // stack) dimension; without one, say so rather than silently dropping them.
+    let combined = p.arrays.iter().any(|a| match (&p.stack_dim, &concat) {
+        (Some(_), _) => a.files > 1,
+        (None, Some(d)) => a.dims.contains(d) && a.files > 1,
+        (None, None) => false,
+    });
+    if layouts.len() > 1 && !combined && p.left_out.is_empty() {
+        let how = match &concat {
+            Some(d) => format!("no array with the dimension '{d}' could be combined"),
+            None => "no dimension to combine along".to_string(),
+        };
+        for l in &layouts[1..] {
+            p.findings.push(
+                Finding::new(
+                    FindingKind::Missing,
+                    Severity::Warning,
+                    format!("contributes nothing: {how}; arrays were taken from the first file"),
+                )
+                .file(&l.url)
+                .fix("pass --concat-dim DIM, or --stack-dim NAME to stack the files along a new axis"),
+            );
         }
     }
     p
