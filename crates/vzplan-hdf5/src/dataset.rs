@@ -1,6 +1,6 @@
 //! One dataset's object header → an [`ArrayLayout`] (without dimension names, which need the whole
 //! file) or the reason it cannot be described: dataspace, datatype, fill value, filter pipeline
-//! and data layout (IV.A.2.b/d/e/f/i/l), with the chunk index read through [`crate::idx`].
+//! and data layout (IV.A.2.b/d/e/f/i/l), with the chunk index read through `crate::idx`.
 
 use crate::attrs;
 use crate::ctx::Ctx;

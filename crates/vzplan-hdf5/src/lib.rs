@@ -9,6 +9,17 @@
 //! values of small 1-D coordinate variables decoded.
 //!
 //! Only metadata is read, plus the data of small coordinate variables (≤ 1 MiB).
+//!
+//! Entry points: [`read_layout`] (whole-file failures are a [`ReadError`] whose Display is
+//! `<url>: <what is wrong>`) and [`sniff`]. Datasets the model cannot describe exactly
+//! (unsupported datatype class, filter without a Zarr codec, virtual or external storage,
+//! unfiltered partial edge chunks, unreadable object headers, chunks past the end of the file)
+//! become [`vzplan_core::ArrayProblem`]s instead of failing the file.
+//!
+//! Module map: [`superblock`] → [`ohdr`] (object headers) → [`group`] (links) /
+//! [`dataset`] (one dataset) using [`messages`], [`attrs`], [`heap`] (local and global heaps),
+//! [`fheap`] (fractal heaps); `netcdf` names dimensions; `coords` decodes coordinate values;
+//! [`chunks`] and [`btree2`] read chunk indexes and v2 B-trees.
 
 pub mod attrs;
 pub mod btree2;
