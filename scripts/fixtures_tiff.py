@@ -242,7 +242,7 @@ def main() -> int:
     made.append(write("zstd_f32.tif", ramp((50, 30), "f4"), rowsperstrip=16, compression="zstd"))
     made.append(write("packbits_u8.tif", ramp((50, 30), "u1"), rowsperstrip=16,
                       compression="packbits"))
-    made.append(write("lzma_i16.tif", ramp((48, 30), "i2"), rowsperstrip=16, compression="lzma"))
+    made.append(write("lzma_i16.tif", ramp((50, 30), "i2"), rowsperstrip=16, compression="lzma"))
     made.append(write("jpeg_u8.tif", ramp((32, 32), "u1"), tile=(16, 16), compression="jpeg"))
     # Unsupported dtype: 1-bit bilevel.
     made.append(write("bilevel.tif", ramp((20, 24), "u1") > 100, rowsperstrip=20))

@@ -235,7 +235,7 @@ pub(crate) fn build(
                     );
                 }
                 let data = t.read(off, cnt, "last strip")?;
-                match probe::decoded_len(compression, &data, full_bytes + 1) {
+                match probe::decoded_len(compression, &data, full_bytes.saturating_add(1)) {
                     Some(l) if l == short_bytes => EdgeStorage::Exact,
                     Some(l) if l >= full_bytes => EdgeStorage::Padded,
                     Some(l) => problem!(

@@ -36,9 +36,10 @@
 //! the last strip is found to be stored at full size: for uncompressed data the StripByteCounts
 //! entry is compared with the short size `(h % rps) × row bytes` and the full size; for Deflate,
 //! LZW and PackBits the last strip is decoded (length only, capped); for ZSTD the frame header's
-//! content size is used. When the length cannot be measured (LZMA, a ZSTD frame without a content
-//! size, corrupt data) and the image height is not a multiple of RowsPerStrip, the image is a
-//! problem: a wrong guess would make every read of the last strip fail, so we never guess.
+//! content size and for LZMA the .xz index give the length. When the length cannot be measured (a
+//! ZSTD frame without a content size, old-style LZW, corrupt data, any other codec) and the image
+//! height is not a multiple of RowsPerStrip, the image is a problem: a wrong guess would make
+//! every read of the last strip fail, so we never guess.
 //! Uncompressed strips of one-plane (contiguous) images are `splittable`, and their references
 //! have exactly the decoded block length (a longer StripByteCounts entry is trimmed).
 //!

@@ -7,6 +7,8 @@
 //!   lengths are tracked (a new table entry is one longer than the previous code's string).
 //! - PackBits (32773): TIFF 6.0 section 9.
 //! - ZSTD (50000): the frame header's Frame_Content_Size (RFC 8878 §3.1.1.1), when present.
+//! - LZMA (34925): the .xz stream's index (xz file format 1.1.0 §4: stream footer → Backward
+//!   Size → index records of (unpadded size, uncompressed size)), for a single-stream file.
 
 use std::io::Read;
 
@@ -18,6 +20,7 @@ pub(crate) fn decoded_len(compression: u64, data: &[u8], limit: u64) -> Option<u
         5 => lzw_len(data, limit),
         32773 => Some(packbits_len(data, limit)),
         50000 => zstd_content_size(data).map(|n| n.min(limit)),
+        34925 => xz_uncompressed_size(data).map(|n| n.min(limit)),
         _ => None,
     }
 }
@@ -157,6 +160,43 @@ fn zstd_content_size(d: &[u8]) -> Option<u64> {
     Some(v)
 }
 
+fn xz_uncompressed_size(d: &[u8]) -> Option<u64> {
+    if d.get(0..6)? != [0xFD, b'7', b'z', b'X', b'Z', 0x00] || d.len() < 24 {
+        return None;
+    }
+    let footer = &d[d.len() - 12..];
+    if &footer[10..12] != b"YZ" {
+        return None; // stream padding or concatenated streams: not measured
+    }
+    let backward = u32::from_le_bytes([footer[4], footer[5], footer[6], footer[7]]) as usize;
+    let index_size = (backward + 1) * 4;
+    let start = (d.len() - 12).checked_sub(index_size)?;
+    let index = &d[start..d.len() - 12];
+    if index.first() != Some(&0) {
+        return None;
+    }
+    let mut at = 1usize;
+    let varint = |at: &mut usize| -> Option<u64> {
+        let mut v: u64 = 0;
+        for shift in (0..63).step_by(7) {
+            let b = *index.get(*at)?;
+            *at += 1;
+            v |= ((b & 0x7f) as u64) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    };
+    let records = varint(&mut at)?;
+    let mut total: u64 = 0;
+    for _ in 0..records.min(index.len() as u64) {
+        let _unpadded = varint(&mut at)?;
+        total = total.checked_add(varint(&mut at)?)?;
+    }
+    Some(total)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,6 +220,9 @@ mod tests {
             let _ = packbits_len(&data, 1 << 20);
             let _ = deflate_len(&data, 1 << 20);
             let _ = zstd_content_size(&data);
+            let mut xz = vec![0xFD, b'7', b'z', b'X', b'Z', 0x00];
+            xz.extend_from_slice(&data);
+            let _ = xz_uncompressed_size(&xz);
         }
     }
 }
