@@ -383,9 +383,9 @@ pub(crate) fn compression_name(c: u64) -> String {
 /// | 8, 32946 Deflate | `numcodecs.zlib` (TIFF deflate is a zlib stream) |
 /// | 50000 ZSTD | `numcodecs.zstd` |
 /// | 34925 LZMA | `numcodecs.lzma` (xz container, `format` 1) |
-/// | 5 LZW | `imagecodecs_lzw` (only with [`Options::imagecodecs`]) |
-/// | 32773 PackBits | `imagecodecs_packbits` (only with [`Options::imagecodecs`]; `numcodecs.packbits` is a boolean bit-packer, not TIFF PackBits) |
-/// | Predictor 2 | `imagecodecs_delta` {axis: -1, or -2 for contiguous multi-sample blocks} before `bytes` (integers only; only with [`Options::imagecodecs`]) |
+/// | 5 LZW | `imagecodecs_lzw` (only with `Options::imagecodecs`) |
+/// | 32773 PackBits | `imagecodecs_packbits` (only with `Options::imagecodecs`; `numcodecs.packbits` is a boolean bit-packer, not TIFF PackBits) |
+/// | Predictor 2 | `imagecodecs_delta` {axis: -1, or -2 for contiguous multi-sample blocks} before `bytes` (integers only; only with `Options::imagecodecs`) |
 ///
 /// Everything else is a problem: JPEG, WebP, JPEG 2000/XL, PNG, LERC and the floating-point
 /// predictor (3) decode through imagecodecs *array → bytes* codecs, which take the place of the

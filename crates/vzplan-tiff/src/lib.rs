@@ -44,7 +44,7 @@
 //! have exactly the decoded block length (a longer StripByteCounts entry is trimmed).
 //!
 //! # Codecs and problems
-//! See [`image`]'s codec table (the `codecs_for` docs): Deflate → `numcodecs.zlib`, ZSTD →
+//! See the codec table in `image.rs` (`codecs_for`): Deflate → `numcodecs.zlib`, ZSTD →
 //! `numcodecs.zstd`, LZMA → `numcodecs.lzma`, and with [`Options::imagecodecs`] (the default)
 //! LZW → `imagecodecs_lzw`, PackBits → `imagecodecs_packbits`, Predictor 2 → `imagecodecs_delta`.
 //! imagecodecs codecs are read by zarr-python only after `imagecodecs.zarr.register_codecs()`.
@@ -52,7 +52,7 @@
 //! bit depths other than 8/16/32/64, complex and mixed per-sample formats are `ArrayProblem`s.
 //!
 //! # GeoTIFF
-//! See [`geo`]: raw tags kept as attributes, `spatial:*` and `proj:code` derived; GDAL_NODATA
+//! See `geo.rs`: raw tags kept as attributes, `spatial:*` and `proj:code` derived; GDAL_NODATA
 //! (42113) becomes `_FillValue` and the fill value when the dtype can hold it (else the raw string
 //! is kept as attribute `GDAL_NODATA`). Overviews without their own geo tags inherit the page's
 //! transform, scaled to their size.
