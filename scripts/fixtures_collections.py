@@ -16,6 +16,7 @@ from pathlib import Path
 import h5py
 import netCDF4
 import numpy as np
+import tifffile
 
 ROOT = Path(__file__).resolve().parent.parent / "testdata" / "collections"
 
@@ -156,6 +157,37 @@ def main():
                              scaleoffset=1)
         for i, s in enumerate((t, la, lo)):
             v.dims[i].attach_scale(s)
+
+    # netCDF classic (CDF-5) files whose only record variable has contiguous records: merged into
+    # chunks of --chunk-bytes; 5, 7 and 3 records per file.
+    d = ROOT / "nc3_records"
+    d.mkdir()
+    for i, n in enumerate((5, 7, 3)):
+        with netCDF4.Dataset(d / f"obs_{i}.nc", "w", format="NETCDF3_64BIT_DATA") as ds:
+            ds.createDimension("record", None)
+            ds.createDimension("y", 2)
+            ds.createDimension("x", 3)
+            y = ds.createVariable("y", "f8", ("y",))
+            y[:] = [10.0, 20.0]
+            x = ds.createVariable("x", "i4", ("x",))
+            x[:] = [1, 2, 3]
+            v = ds.createVariable("obs", "f4", ("record", "y", "x"), fill_value=np.float32(-999))
+            v.units = "m"
+            v[:] = field(n, 2, 3, 100 + i)
+
+    # GeoTIFF scenes of one size, stripped with a short last strip (100 rows, 30 per strip),
+    # deflate: stacked along a new 'time' axis with --stack-dim.
+    d = ROOT / "tiff_stack"
+    d.mkdir()
+    for i in range(4):
+        img = (np.arange(100 * 24, dtype="u2").reshape(100, 24) * (i + 1)) % 4096
+        geo = [
+            (33550, "d", 3, (30.0, 30.0, 0.0), True),
+            (33922, "d", 6, (0.0, 0.0, 0.0, 500000.0, 4600000.0, 0.0), True),
+            (34735, "H", 16, (1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 1, 3072, 0, 1, 32633), True),
+        ]
+        tifffile.imwrite(d / f"scene_{i}.tif", img, rowsperstrip=30, compression="zlib",
+                         photometric="minisblack", extratags=geo)
 
 
 if __name__ == "__main__":

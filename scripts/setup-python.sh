@@ -15,7 +15,7 @@ for cand in "${VZPLAN_PYTHON:-}" python3.13 python3.12 \
     "$(ls -d /root/.pyenv/versions/3.12*/bin/python 2>/dev/null | tail -1)" \
     "$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python 2>/dev/null | tail -1)"; do
   [ -n "$cand" ] || continue
-  if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then
+  if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
     py=$(command -v "$cand"); break
   fi
 done

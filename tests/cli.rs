@@ -52,7 +52,10 @@ fn yearly_files_build_one_rectilinear_array() {
     assert_eq!(v["version"], 1);
     let templates = v["templates"].as_object().unwrap();
     assert_eq!(templates.len(), 4);
-    assert!(templates["u0"].as_str().unwrap().ends_with("yearly/tas_day_2000.nc"));
+    assert!(templates["u0"]
+        .as_str()
+        .unwrap()
+        .ends_with("yearly/tas_day_2000.nc"));
     let refs = v["refs"].as_object().unwrap();
     let meta: Value = serde_json::from_str(refs["tas/zarr.json"].as_str().unwrap()).unwrap();
     assert_eq!(meta["shape"], serde_json::json!([1461, 3, 4]));
@@ -62,7 +65,10 @@ fn yearly_files_build_one_rectilinear_array() {
     );
     assert_eq!(meta["fill_value"], serde_json::json!(1e20));
     assert_eq!(meta["attributes"]["units"], "K");
-    assert_eq!(meta["attributes"]["coords:coordinates"]["time"]["type"], "interval");
+    assert_eq!(
+        meta["attributes"]["coords:coordinates"]["time"]["type"],
+        "interval"
+    );
     let tmax: Value = serde_json::from_str(refs["tasmax/zarr.json"].as_str().unwrap()).unwrap();
     assert_eq!(tmax["codecs"][0]["configuration"]["endian"], "big");
     // One chunk per file, each pointing into its own file.
@@ -107,7 +113,10 @@ fn padded_chunks_are_reported_with_a_fix_and_exit_3() {
         .iter()
         .map(|f| f["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds, vec!["padded_interior_chunk", "padded_interior_chunk"]);
+    assert_eq!(
+        kinds,
+        vec!["padded_interior_chunk", "padded_interior_chunk"]
+    );
 }
 
 #[test]
@@ -135,10 +144,27 @@ fn bad_files_are_named_and_the_rest_is_built() {
         .iter()
         .map(|f| f["text"].as_str().unwrap())
         .collect();
-    assert!(texts.iter().any(|t| t.contains("not_netcdf.nc: not a netCDF, HDF5 or TIFF file")), "{texts:?}");
-    assert!(texts.iter().any(|t| t.contains("truncated.nc: ")), "{texts:?}");
-    assert!(texts.iter().any(|t| t.contains("tas_2001_scaleoffset.nc: tas: ") && t.contains("scaleoffset")), "{texts:?}");
-    assert!(v["arrays"].as_array().unwrap().iter().any(|a| a["path"] == "time"));
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("not_netcdf.nc: not a netCDF, HDF5 or TIFF file")),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.contains("truncated.nc: ")),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("tas_2001_scaleoffset.nc: tas: ") && t.contains("scaleoffset")),
+        "{texts:?}"
+    );
+    assert!(v["arrays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a["path"] == "time"));
 }
 
 #[test]
@@ -167,7 +193,10 @@ fn scan_then_build_from_layouts_equals_a_direct_build() {
         merged.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(std::fs::read(&direct).unwrap(), std::fs::read(&merged).unwrap());
+    assert_eq!(
+        std::fs::read(&direct).unwrap(),
+        std::fs::read(&merged).unwrap()
+    );
 }
 
 #[test]
@@ -179,7 +208,13 @@ fn verify_detects_a_changed_source() {
     let out = dir.path().join("refs.json");
     let a = dir.path().join("tas_day_2000.nc");
     let b = dir.path().join("tas_day_2001.nc");
-    let (code, _, e) = vzplan(&["build", a.to_str().unwrap(), b.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let (code, _, e) = vzplan(&[
+        "build",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{e}");
     assert_eq!(vzplan(&["verify", out.to_str().unwrap()]).0, 0);
     let mut bytes = std::fs::read(&b).unwrap();
@@ -197,4 +232,44 @@ fn usage_errors_exit_2_and_missing_inputs_exit_1() {
     let (code, _, stderr) = vzplan(&["plan", "/nonexistent/*.nc"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("/nonexistent/*.nc"), "{stderr}");
+}
+
+#[test]
+fn geotiff_scenes_stack_with_spatial_coordinates() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("refs.json");
+    let src = root().join("testdata/collections/tiff_stack");
+    let mut fs: Vec<String> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .collect();
+    fs.sort();
+    let mut args: Vec<&str> = vec!["build"];
+    args.extend(fs.iter().map(|s| s.as_str()));
+    args.extend(["-o", out.to_str().unwrap(), "--stack-dim", "time"]);
+    let (code, stdout, stderr) = vzplan(&args);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let meta: Value = serde_json::from_str(v["refs"]["0/zarr.json"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        meta["dimension_names"],
+        serde_json::json!(["time", "y", "x"])
+    );
+    assert_eq!(
+        meta["chunk_grid"]["configuration"]["chunk_shapes"],
+        serde_json::json!([1, [[30, 3], 10], 24])
+    );
+    let attrs = &meta["attributes"];
+    assert_eq!(
+        attrs["coords:coordinates"]["y"],
+        serde_json::json!({"type": "reference", "convention": "spatial"})
+    );
+    assert_eq!(attrs["proj:code"], "EPSG:32633");
+    let names: Vec<&str> = attrs["zarr_conventions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["coords", "spatial:", "proj:"]);
 }

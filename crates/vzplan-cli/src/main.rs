@@ -18,7 +18,11 @@ use vzplan_core::SourceLayout;
 use vzplan_plan::{Options, Plan, ScanFailure};
 
 #[derive(Parser)]
-#[command(name = "vzplan", version, about = "Virtual Zarr (rectilinear grid) references for netCDF, HDF5 and TIFF collections")]
+#[command(
+    name = "vzplan",
+    version,
+    about = "Virtual Zarr (rectilinear grid) references for netCDF, HDF5 and TIFF collections"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -162,7 +166,11 @@ fn read_layouts(files: &[String]) -> Res<(Vec<SourceLayout>, Vec<ScanFailure>)> 
     let mut failed = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"))?;
-        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
             let v: serde_json::Value =
                 serde_json::from_str(line).map_err(|e| format!("{f}:{}: {e}", n + 1))?;
             if let (Some(url), Some(err)) = (v.get("url"), v.get("error")) {
@@ -207,7 +215,10 @@ fn run(cli: Cli) -> Res<u8> {
         Cmd::Plan { common, json } => {
             let plan = make_plan(&common)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&vzplan_emit::report::json(&plan))?);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&vzplan_emit::report::json(&plan))?
+                );
             } else {
                 print!("{}", vzplan_emit::report::text(&plan));
             }
@@ -307,7 +318,10 @@ fn run(cli: Cli) -> Res<u8> {
 fn parse_shard(s: &str) -> Res<(usize, usize)> {
     let bad = || format!("--shard wants I/N with 0 <= I < N, got {s:?}");
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
     if n == 0 || i >= n {
         return Err(bad().into());
     }
@@ -317,10 +331,14 @@ fn parse_shard(s: &str) -> Res<(usize, usize)> {
 /// Compares each recorded source with the file as it is now.
 fn verify(refs: &std::path::Path, json: bool) -> Res<u8> {
     let text = std::fs::read_to_string(refs).map_err(|e| format!("{}: {e}", refs.display()))?;
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", refs.display()))?;
-    let root = v["refs"]["zarr.json"]
-        .as_str()
-        .ok_or_else(|| format!("{}: no inline zarr.json: not written by vzplan build", refs.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", refs.display()))?;
+    let root = v["refs"]["zarr.json"].as_str().ok_or_else(|| {
+        format!(
+            "{}: no inline zarr.json: not written by vzplan build",
+            refs.display()
+        )
+    })?;
     let root: serde_json::Value = serde_json::from_str(root)?;
     let sources: Vec<vzplan_plan::SourceRef> =
         serde_json::from_value(root["attributes"]["vzplan"]["sources"].clone())
@@ -334,7 +352,10 @@ fn verify(refs: &std::path::Path, json: bool) -> Res<u8> {
                 use vzplan_io::RangeRead;
                 let m = f.meta();
                 if m.size != s.size {
-                    Some(format!("{}: size is {} bytes, was {}", s.url, m.size, s.size))
+                    Some(format!(
+                        "{}: size is {} bytes, was {}",
+                        s.url, m.size, s.size
+                    ))
                 } else if s.mtime.is_some() && m.mtime != s.mtime {
                     Some(format!(
                         "{}: modified at {}, was {}",

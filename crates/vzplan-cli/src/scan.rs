@@ -60,9 +60,7 @@ pub fn expand(inputs: &[String]) -> Result<Vec<String>, InputError> {
 
 /// Reads one file's layout, picking the reader by the file's first bytes.
 pub fn scan_one(r: &dyn RangeRead, opts: &ScanOptions) -> Result<SourceLayout, String> {
-    let head = r
-        .read_at(0, r.size().min(8))
-        .map_err(|e| e.to_string())?;
+    let head = r.read_at(0, r.size().min(8)).map_err(|e| e.to_string())?;
     if vzplan_netcdf3::sniff(&head) {
         let o = vzplan_netcdf3::Options {
             chunk_bytes: opts.chunk_bytes,

@@ -159,7 +159,10 @@ mod tests {
         assert_eq!(edges_to_json(&e), json!([366, [365, 3], 366, 365]));
         assert_eq!(edges_from_json(&edges_to_json(&e), 2192).unwrap(), e);
         assert_eq!(edges_to_json(&AxisEdges(vec![30, 30, 30])), json!(30));
-        assert_eq!(edges_to_json(&AxisEdges(vec![30, 30, 10])), json!([[30, 2], 10]));
+        assert_eq!(
+            edges_to_json(&AxisEdges(vec![30, 30, 10])),
+            json!([[30, 2], 10])
+        );
     }
 
     #[test]

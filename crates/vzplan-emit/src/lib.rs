@@ -67,7 +67,12 @@ pub fn write_refs(plan: &Plan, w: &mut dyn Write) -> io::Result<()> {
             .map(|x| x.attrs.clone())
             .unwrap_or_default();
         let doc = zarr::group_json(&attrs).to_string();
-        write!(w, ",\n{}:{}", json_str(&format!("{g}/zarr.json")), json_str(&doc))?;
+        write!(
+            w,
+            ",\n{}:{}",
+            json_str(&format!("{g}/zarr.json")),
+            json_str(&doc)
+        )?;
     }
     for a in &plan.arrays {
         write_array(plan, a, w, b64)?;
@@ -83,16 +88,19 @@ fn write_array(
     b64: &base64::engine::GeneralPurpose,
 ) -> io::Result<()> {
     let meta = zarr::array_json(plan, a).to_string();
-    write!(w, ",\n{}:{}", json_str(&format!("{}/zarr.json", a.path)), json_str(&meta))?;
+    write!(
+        w,
+        ",\n{}:{}",
+        json_str(&format!("{}/zarr.json", a.path)),
+        json_str(&meta)
+    )?;
     for c in &a.chunks {
         let key = json_str(&chunk_key(&a.path, &c.key));
         match &c.data {
             ChunkData::Ref { offset, length } => {
                 write!(w, ",\n{key}:[\"{{{{u{}}}}}\",{offset},{length}]", c.source)?
             }
-            ChunkData::Inline(bytes) => {
-                write!(w, ",\n{key}:\"base64:{}\"", b64.encode(bytes))?
-            }
+            ChunkData::Inline(bytes) => write!(w, ",\n{key}:\"base64:{}\"", b64.encode(bytes))?,
         }
     }
     Ok(())

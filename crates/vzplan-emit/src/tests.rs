@@ -14,8 +14,19 @@ fn plan() -> Plan {
         codecs: vec![Codec::shuffle(4), Codec::zlib(4)],
         edges: vec![AxisEdges(vec![366, 365]), AxisEdges(vec![2, 2])],
         chunks: vec![
-            PlannedChunk { key: vec![0, 0], source: 0, data: ChunkData::Ref { offset: 10, length: 20 } },
-            PlannedChunk { key: vec![1, 1], source: 1, data: ChunkData::Inline(vec![1, 2, 3]) },
+            PlannedChunk {
+                key: vec![0, 0],
+                source: 0,
+                data: ChunkData::Ref {
+                    offset: 10,
+                    length: 20,
+                },
+            },
+            PlannedChunk {
+                key: vec![1, 1],
+                source: 1,
+                data: ChunkData::Inline(vec![1, 2, 3]),
+            },
         ],
         files: 2,
         values: None,
@@ -30,14 +41,28 @@ fn plan() -> Plan {
         attrs: serde_json::Map::new(),
         codecs: vec![],
         edges: vec![AxisEdges(vec![731])],
-        chunks: vec![PlannedChunk { key: vec![0], source: 0, data: ChunkData::Inline(t.clone()) }],
+        chunks: vec![PlannedChunk {
+            key: vec![0],
+            source: 0,
+            data: ChunkData::Inline(t.clone()),
+        }],
         files: 2,
         values: Some(t),
     };
     Plan {
         sources: vec![
-            SourceRef { url: "file:///d/a.nc".into(), size: 5, etag: None, mtime: None },
-            SourceRef { url: "s3://b/k.nc".into(), size: 6, etag: Some("\"e\"".into()), mtime: None },
+            SourceRef {
+                url: "file:///d/a.nc".into(),
+                size: 5,
+                etag: None,
+                mtime: None,
+            },
+            SourceRef {
+                url: "s3://b/k.nc".into(),
+                size: 6,
+                etag: Some("\"e\"".into()),
+                mtime: None,
+            },
         ],
         concat_dim: Some("time".into()),
         arrays: vec![tas, time],
@@ -62,7 +87,10 @@ fn refs_are_kerchunk_v1_with_inline_v3_metadata() {
         json!({"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": [[366, 365], 2]}})
     );
     assert_eq!(meta["fill_value"], "NaN");
-    assert_eq!(meta["codecs"][0], json!({"name": "bytes", "configuration": {"endian": "big"}}));
+    assert_eq!(
+        meta["codecs"][0],
+        json!({"name": "bytes", "configuration": {"endian": "big"}})
+    );
     assert_eq!(meta["codecs"][2]["name"], "numcodecs.zlib");
     assert_eq!(meta["dimension_names"], json!(["time", "lat"]));
     // time is exactly regular: an interval; lat has no coordinate.
@@ -81,11 +109,23 @@ fn refs_are_kerchunk_v1_with_inline_v3_metadata() {
 #[test]
 fn fill_values_follow_the_v3_json_forms() {
     let f4 = DType::new(Kind::Float, 4, Endian::Little);
-    assert_eq!(zarr::fill_value_json(&f4, Some(&1.5f32.to_le_bytes())), json!(1.5));
-    assert_eq!(zarr::fill_value_json(&f4, Some(&f32::NEG_INFINITY.to_le_bytes())), json!("-Infinity"));
-    assert_eq!(zarr::fill_value_json(&f4, Some(&0x7fc0_0001u32.to_le_bytes())), json!("0x7fc00001"));
+    assert_eq!(
+        zarr::fill_value_json(&f4, Some(&1.5f32.to_le_bytes())),
+        json!(1.5)
+    );
+    assert_eq!(
+        zarr::fill_value_json(&f4, Some(&f32::NEG_INFINITY.to_le_bytes())),
+        json!("-Infinity")
+    );
+    assert_eq!(
+        zarr::fill_value_json(&f4, Some(&0x7fc0_0001u32.to_le_bytes())),
+        json!("0x7fc00001")
+    );
     let i2 = DType::new(Kind::Int, 2, Endian::Big);
-    assert_eq!(zarr::fill_value_json(&i2, Some(&[0x80, 0x01])), json!(-32767));
+    assert_eq!(
+        zarr::fill_value_json(&i2, Some(&[0x80, 0x01])),
+        json!(-32767)
+    );
     assert_eq!(zarr::fill_value_json(&i2, None), json!(0));
     let s = DType::new(Kind::String, 4, Endian::Little);
     assert_eq!(zarr::fill_value_json(&s, Some(b"ab\0\0")), json!("YWI="));
@@ -104,6 +144,10 @@ fn atomic_write_replaces_the_file_whole() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
     write_atomic(&out, |w| w.write_all(b"new")).unwrap();
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "new");
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temp files left");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temp files left"
+    );
     assert_eq!(zarr_json_path(&out), dir.path().join("refs.zarr.json"));
 }

@@ -33,6 +33,28 @@ pub fn coords_registration() -> Value {
     })
 }
 
+/// The spatial convention registration (zarr-conventions/spatial v1), for GeoTIFF affine axes.
+pub fn spatial_registration() -> Value {
+    json!({
+        "schema_url": "https://raw.githubusercontent.com/zarr-conventions/spatial/refs/tags/v1/schema.json",
+        "spec_url": "https://github.com/zarr-conventions/spatial/blob/v1/README.md",
+        "uuid": "689b58e2-cf7b-45e0-9fff-9cfc0883d6b4",
+        "name": "spatial:",
+        "description": "Spatial coordinate information"
+    })
+}
+
+/// The geo-proj convention registration (zarr-experimental/geo-proj v1), for `proj:code`.
+pub fn proj_registration() -> Value {
+    json!({
+        "schema_url": "https://raw.githubusercontent.com/zarr-experimental/geo-proj/refs/tags/v1/schema.json",
+        "spec_url": "https://github.com/zarr-experimental/geo-proj/blob/v1/README.md",
+        "uuid": "f17cb550-5864-4468-aeb7-f3180cfb622f",
+        "name": "proj:",
+        "description": "Coordinate reference system information for geospatial data"
+    })
+}
+
 /// The `chunk_grid` object: `regular` when every axis is one repeated length, else `rectilinear`.
 pub fn chunk_grid(a: &ArrayPlan) -> Value {
     let steps: Option<Vec<u64>> = a.edges.iter().map(|e| e.regular_step()).collect();
@@ -180,14 +202,34 @@ fn interval(c: &ArrayPlan) -> Option<Value> {
 /// The coords convention attributes for a data array, if any dimension has a coordinate.
 fn coords_attrs(plan: &Plan, a: &ArrayPlan) -> Option<Map<String, Value>> {
     let mut map = Map::new();
+    // GeoTIFF: the affine transform in `spatial:transform` carries the y/x coordinates.
+    if a.attrs.contains_key("spatial:transform") {
+        let dims: Vec<String> = match a.attrs.get("spatial:dimensions") {
+            Some(Value::Array(d)) => d
+                .iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect(),
+            _ => vec!["y".into(), "x".into()],
+        };
+        for d in dims.iter().filter(|d| a.dims.contains(d)) {
+            map.insert(
+                d.clone(),
+                json!({"type": "reference", "convention": "spatial"}),
+            );
+        }
+    }
     for d in &a.dims {
         let Some(c) = find_coord(plan, &a.path, d) else {
             continue;
         };
+        if map.contains_key(d) {
+            continue;
+        }
         if c.path == a.path {
             continue;
         }
-        let desc = interval(c).unwrap_or_else(|| json!({"type": "array", "path": relative(&a.path, &c.path)}));
+        let desc = interval(c)
+            .unwrap_or_else(|| json!({"type": "array", "path": relative(&a.path, &c.path)}));
         map.insert(d.clone(), desc);
     }
     if map.is_empty() {
@@ -202,16 +244,28 @@ fn coords_attrs(plan: &Plan, a: &ArrayPlan) -> Option<Map<String, Value>> {
 /// The `zarr.json` of one planned array.
 pub fn array_json(plan: &Plan, a: &ArrayPlan) -> Value {
     let mut attrs = a.attrs.clone();
+    let mut conventions = Vec::new();
     if let Some(c) = coords_attrs(plan, a) {
+        conventions.push(coords_registration());
+        attrs.extend(c);
+    }
+    if attrs.keys().any(|k| k.starts_with("spatial:")) {
+        conventions.push(spatial_registration());
+    }
+    if attrs.keys().any(|k| k.starts_with("proj:")) {
+        conventions.push(proj_registration());
+    }
+    if !conventions.is_empty() {
         let reg = attrs
             .entry("zarr_conventions")
             .or_insert_with(|| Value::Array(Vec::new()));
         if let Value::Array(list) = reg {
-            if !list.iter().any(|x| x.get("name") == Some(&json!("coords"))) {
-                list.push(coords_registration());
+            for c in conventions {
+                if !list.iter().any(|x| x.get("uuid") == c.get("uuid")) {
+                    list.push(c);
+                }
             }
         }
-        attrs.extend(c);
     }
     json!({
         "zarr_format": 3,

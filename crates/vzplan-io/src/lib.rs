@@ -330,10 +330,7 @@ impl RangeRead for CachedReader {
         self.inner.meta()
     }
     fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, IoError> {
-        Ok(self
-            .read_many(&[(offset, len)])?
-            .pop()
-            .unwrap_or_default())
+        Ok(self.read_many(&[(offset, len)])?.pop().unwrap_or_default())
     }
     fn read_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
         let size = self.inner.size();
@@ -455,7 +452,9 @@ mod tests {
         let before = c.stats().requests;
         c.read_at(100, 10).unwrap();
         assert_eq!(c.stats().requests, before, "served from cache");
-        let many = c.read_many(&[(10_000, 5), (200_000, 7), (299_990, 10)]).unwrap();
+        let many = c
+            .read_many(&[(10_000, 5), (200_000, 7), (299_990, 10)])
+            .unwrap();
         assert_eq!(many[2], raw.read_at(299_990, 10).unwrap());
         assert!(matches!(
             c.read_at(299_999, 2),

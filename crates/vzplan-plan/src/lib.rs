@@ -121,7 +121,9 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
     let concat = if opts.stack_dim.is_some() {
         None
     } else {
-        opts.concat_dim.clone().or_else(|| infer_concat_dim(&layouts))
+        opts.concat_dim
+            .clone()
+            .or_else(|| infer_concat_dim(&layouts))
     };
     let (layouts, coord_ok) = order_files(layouts, concat.as_deref(), &mut p.findings);
 
@@ -148,7 +150,12 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
     let mut paths: Vec<String> = Vec::new();
     let mut seen = HashMap::new();
     for l in &layouts {
-        for a in l.arrays.iter().map(|a| &a.path).chain(l.problems.iter().map(|x| &x.path)) {
+        for a in l
+            .arrays
+            .iter()
+            .map(|a| &a.path)
+            .chain(l.problems.iter().map(|x| &x.path))
+        {
             if seen.insert(a.clone(), ()).is_none() {
                 paths.push(a.clone());
             }
@@ -313,8 +320,16 @@ fn order_files(
                 )
                 .file(&layouts[i].url)
                 .array(dim)
-                .at(format!("index {} → {}: {} then {}", w, w + 1, c[w], c[w + 1]))
-                .fix(format!("sort the file along '{dim}' (e.g. `cdo sorttimestamp`)")),
+                .at(format!(
+                    "index {} → {}: {} then {}",
+                    w,
+                    w + 1,
+                    c[w],
+                    c[w + 1]
+                ))
+                .fix(format!(
+                    "sort the file along '{dim}' (e.g. `cdo sorttimestamp`)"
+                )),
             );
         }
         if let (Some((j, last)), Some(&head)) = (prev, c.first()) {
@@ -563,7 +578,12 @@ fn plan_array(
         findings.push(
             Finding::error(
                 FindingKind::Missing,
-                format!("missing from {} of {} files: {}", missing.len(), layouts.len(), missing.join(", ")),
+                format!(
+                    "missing from {} of {} files: {}",
+                    missing.len(),
+                    layouts.len(),
+                    missing.join(", ")
+                ),
             )
             .array(path)
             .fix("select the variables present everywhere with --var"),
@@ -604,8 +624,12 @@ fn plan_array(
 
 /// Checks masks and returns the entry list's problems as findings.
 fn check_masks(path: &str, url: &str, a: &ArrayLayout, findings: &mut Vec<Finding>) -> bool {
-    let bad: Vec<&vzplan_core::ChunkEntry> =
-        a.chunks.entries.iter().filter(|e| e.filter_mask != 0).collect();
+    let bad: Vec<&vzplan_core::ChunkEntry> = a
+        .chunks
+        .entries
+        .iter()
+        .filter(|e| e.filter_mask != 0)
+        .collect();
     if let Some(e) = bad.first() {
         findings.push(
             Finding::error(
@@ -729,12 +753,17 @@ fn stacked(
         // Coordinates that differ per file: one inline chunk per file.
         p.codecs = Vec::new();
         p.edges.truncate(1);
-        p.edges.extend(a0.shape.iter().map(|&n| AxisEdges(vec![n.max(1)])));
+        p.edges
+            .extend(a0.shape.iter().map(|&n| AxisEdges(vec![n.max(1)])));
         for (f, (src, a)) in present.iter().enumerate() {
             let mut key = vec![f as u64];
             key.extend(std::iter::repeat_n(0, a.shape.len()));
             let data = ChunkData::Inline(a.values.clone().unwrap_or_default());
-            p.chunks.push(PlannedChunk { key, source: *src, data });
+            p.chunks.push(PlannedChunk {
+                key,
+                source: *src,
+                data,
+            });
         }
         return validate(&p, findings).then_some(p);
     }
@@ -803,13 +832,11 @@ fn concatenated(
         let nblocks = edges.len() as u64;
         if let Some(r) = prefix {
             // Rescue: an unfiltered block padded along axis 0 holds its first r rows as a prefix.
-            let row_bytes: u64 =
-                a.chunks.block[1..].iter().product::<u64>() * a.dtype.size as u64;
+            let row_bytes: u64 = a.chunks.block[1..].iter().product::<u64>() * a.dtype.size as u64;
             let full = a.block_bytes();
             let rescuable = k == 0
                 && a.codecs.is_empty()
-                && a
-                    .chunks
+                && a.chunks
                     .entries
                     .iter()
                     .filter(|e| e.index[k] == nblocks - 1)
@@ -868,7 +895,11 @@ fn concatenated(
                 } else {
                     e.data.clone()
                 };
-                p.chunks.push(PlannedChunk { key, source: src, data });
+                p.chunks.push(PlannedChunk {
+                    key,
+                    source: src,
+                    data,
+                });
             }
         } else {
             for e in &a.chunks.entries {
@@ -888,7 +919,11 @@ fn concatenated(
     }
     for (i, &n) in a0.shape.iter().enumerate() {
         if i == k {
-            p.edges.push(AxisEdges(if along.is_empty() { vec![1] } else { along.clone() }));
+            p.edges.push(AxisEdges(if along.is_empty() {
+                vec![1]
+            } else {
+                along.clone()
+            }));
             continue;
         }
         let b = a0.chunks.block[i];
@@ -901,7 +936,13 @@ fn concatenated(
 }
 
 /// The combined grid key of a file's block, or `None` for a block outside the file's extent.
-fn concat_key(index: &[u64], k: usize, offset: u64, nblocks: u64, a: &ArrayLayout) -> Option<Vec<u64>> {
+fn concat_key(
+    index: &[u64],
+    k: usize,
+    offset: u64,
+    nblocks: u64,
+    a: &ArrayLayout,
+) -> Option<Vec<u64>> {
     let grid = a.chunks.grid_shape(&a.shape);
     if index.len() != grid.len() {
         return None;
@@ -924,7 +965,11 @@ fn concat_key(index: &[u64], k: usize, offset: u64, nblocks: u64, a: &ArrayLayou
 fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
     if p.edges.len() != p.shape.len() {
         findings.push(
-            Finding::error(FindingKind::InvalidGrid, "grid rank differs from the array's").array(&p.path),
+            Finding::error(
+                FindingKind::InvalidGrid,
+                "grid rank differs from the array's",
+            )
+            .array(&p.path),
         );
         return false;
     }
@@ -937,7 +982,10 @@ fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
     let mut keys: BTreeMap<&[u64], ()> = BTreeMap::new();
     for c in &p.chunks {
         let inside = c.key.len() == p.edges.len()
-            && c.key.iter().zip(&p.edges).all(|(k, e)| (*k as usize) < e.0.len());
+            && c.key
+                .iter()
+                .zip(&p.edges)
+                .all(|(k, e)| (*k as usize) < e.0.len());
         if !inside || keys.insert(&c.key, ()).is_some() {
             findings.push(
                 Finding::error(

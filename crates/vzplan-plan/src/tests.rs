@@ -8,7 +8,14 @@ const F4: DType = DType::new(Kind::Float, 4, Endian::Little);
 const F8: DType = DType::new(Kind::Float, 8, Endian::Little);
 
 /// A file with `tas(time, lat)` of `n` steps in blocks of `b` × 2, and a `time` coordinate.
-fn file(name: &str, t0: f64, n: u64, b: u64, codecs: Vec<Codec>, storage: EdgeStorage) -> SourceLayout {
+fn file(
+    name: &str,
+    t0: f64,
+    n: u64,
+    b: u64,
+    codecs: Vec<Codec>,
+    storage: EdgeStorage,
+) -> SourceLayout {
     let blocks = n.div_ceil(b);
     let block_bytes = b * 2 * 4;
     let entries = (0..blocks)
@@ -76,7 +83,10 @@ fn zlib() -> Vec<Codec> {
 }
 
 fn errors(p: &Plan) -> Vec<&Finding> {
-    p.findings.iter().filter(|f| f.severity == Severity::Error).collect()
+    p.findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect()
 }
 
 #[test]
@@ -121,12 +131,18 @@ fn padded_compressed_chunk_in_the_middle_is_refused() {
         .unwrap();
     assert_eq!(f.file.as_deref(), Some("file:///d/a.nc"));
     let line = f.to_string();
-    assert!(line.starts_with("/d/a.nc: tas: last chunk along time holds 10 of 30 rows"), "{line}");
+    assert!(
+        line.starts_with("/d/a.nc: tas: last chunk along time holds 10 of 30 rows"),
+        "{line}"
+    );
     assert!(line.contains("nccopy -c time/100,lat/2"), "{line}");
     assert!(p.incomplete());
     // The last file's padded chunk alone is fine: only a.nc is named.
     assert_eq!(
-        p.findings.iter().filter(|f| f.kind == FindingKind::PaddedInteriorChunk).count(),
+        p.findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::PaddedInteriorChunk)
+            .count(),
         1
     );
 }
@@ -142,11 +158,20 @@ fn padded_unfiltered_chunk_is_rescued_as_a_byte_prefix() {
     let tas = p.arrays.iter().find(|a| a.path == "tas").unwrap();
     assert_eq!(tas.edges[0].0, vec![30, 30, 30, 10, 30, 30, 30, 30]);
     let cut = tas.chunks.iter().find(|c| c.key == vec![3, 0]).unwrap();
-    assert_eq!(cut.data, ChunkData::Ref { offset: 1000 + 6 * 240, length: 10 * 2 * 4 });
+    assert_eq!(
+        cut.data,
+        ChunkData::Ref {
+            offset: 1000 + 6 * 240,
+            length: 10 * 2 * 4
+        }
+    );
     // The very last chunk keeps its full stored length (it overhangs the end).
     let end = tas.chunks.iter().find(|c| c.key == vec![7, 1]).unwrap();
     assert!(matches!(end.data, ChunkData::Ref { length: 240, .. }));
-    assert!(p.findings.iter().any(|f| f.kind == FindingKind::RescuedPrefix));
+    assert!(p
+        .findings
+        .iter()
+        .any(|f| f.kind == FindingKind::RescuedPrefix));
 }
 
 #[test]
@@ -167,7 +192,10 @@ fn other_axes_must_match() {
     b.arrays[0].chunks.block[1] = 4;
     let files = vec![file("a.nc", 0.0, 100, 50, zlib(), EdgeStorage::Padded), b];
     let p = plan(files, &[], &Options::default());
-    let f = errors(&p).into_iter().find(|f| f.kind == FindingKind::Mismatch).unwrap();
+    let f = errors(&p)
+        .into_iter()
+        .find(|f| f.kind == FindingKind::Mismatch)
+        .unwrap();
     assert_eq!(f.file.as_deref(), Some("file:///d/b.nc"));
     assert!(f.message.contains("along 'lat'"), "{}", f.message);
     assert!(p.left_out.contains(&"tas".to_string()));
@@ -182,7 +210,10 @@ fn overlapping_and_gapped_coordinates_are_findings() {
         file("b.nc", 5.0, 10, 10, zlib(), EdgeStorage::Padded),
     ];
     let p = plan(files, &[], &Options::default());
-    assert!(p.findings.iter().any(|f| f.kind == FindingKind::Overlap && f.file.as_deref() == Some("file:///d/b.nc")));
+    assert!(p
+        .findings
+        .iter()
+        .any(|f| f.kind == FindingKind::Overlap && f.file.as_deref() == Some("file:///d/b.nc")));
     assert!(p.left_out.contains(&"tas".to_string()));
 
     let files = vec![
@@ -190,7 +221,10 @@ fn overlapping_and_gapped_coordinates_are_findings() {
         file("b.nc", 20.0, 10, 10, zlib(), EdgeStorage::Padded),
     ];
     let p = plan(files, &[], &Options::default());
-    assert!(p.findings.iter().any(|f| f.kind == FindingKind::Gap && f.severity == Severity::Warning));
+    assert!(p
+        .findings
+        .iter()
+        .any(|f| f.kind == FindingKind::Gap && f.severity == Severity::Warning));
     assert!(errors(&p).is_empty());
 }
 
@@ -210,7 +244,12 @@ fn unsupported_and_unreadable_files_are_named_and_the_rest_planned() {
     let p = plan(files, &[fail], &Options::default());
     let lines: Vec<String> = p.findings.iter().map(|f| f.to_string()).collect();
     assert!(lines.iter().any(|l| l == "/d/c.nc: not an HDF5 file — check the file; the other files were planned without it"), "{lines:?}");
-    assert!(lines.iter().any(|l| l.starts_with("/d/b.nc: tas: filter scaleoffset")), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("/d/b.nc: tas: filter scaleoffset")),
+        "{lines:?}"
+    );
     assert!(p.arrays.iter().any(|a| a.path == "time"));
     assert!(p.incomplete());
 }
@@ -241,7 +280,10 @@ fn stacking_adds_a_leading_axis() {
     assert_eq!(tas.dims, vec!["member", "time", "lat"]);
     assert_eq!(tas.shape, vec![2, 10, 4]);
     assert_eq!(tas.edges[0].0, vec![1, 1]);
-    assert!(tas.chunks.iter().any(|c| c.key == vec![1, 0, 1] && c.source == 1));
+    assert!(tas
+        .chunks
+        .iter()
+        .any(|c| c.key == vec![1, 0, 1] && c.source == 1));
     // The same time coordinate in both files is taken once, not stacked.
     let time = p.arrays.iter().find(|a| a.path == "time").unwrap();
     assert_eq!(time.dims, vec!["time"]);
