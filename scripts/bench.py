@@ -1,0 +1,250 @@
+"""Benchmarks: vzplan against kerchunk and VirtualiZarr on the same netCDF-4 files.
+
+    bash scripts/setup-bench.sh            # .venv-bench: the pinned packages + kerchunk, virtualizarr
+    .venv-bench/bin/python scripts/bench.py --vzplan target/release/vzplan [--files 40] [--out bench.json]
+
+Two parts:
+1. Speed and reads on a collection all three tools can combine (365-day files in regular chunks):
+   wall time (median of --repeat runs), peak memory, read requests and bytes per file, refs written.
+   kerchunk and VirtualiZarr reads are counted by wrapping fsspec's / the OS file object's read
+   calls, so the counts are of read calls, not of distinct HTTP requests.
+2. Capability on the shipped collections (testdata/collections): does each tool build the
+   combined dataset, and does what it builds read back the same values as netCDF4-python?
+Nothing here runs in CI; the figures go to the README.
+"""
+
+import argparse
+import glob
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import netCDF4
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def make_collection(d, files, ny, nx, chunk_t):
+    d.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(files):
+        p = d / f"tas_{2000 + i}.nc"
+        paths.append(str(p))
+        if p.exists():
+            continue
+        with netCDF4.Dataset(p, "w", format="NETCDF4") as ds:
+            ds.createDimension("time", None)
+            ds.createDimension("lat", ny)
+            ds.createDimension("lon", nx)
+            t = ds.createVariable("time", "f8", ("time",))
+            t.units = "days since 2000-01-01"
+            t.calendar = "noleap"
+            t[:] = np.arange(365 * i, 365 * (i + 1))
+            ds.createVariable("lat", "f4", ("lat",))[:] = np.linspace(-89, 89, ny)
+            ds.createVariable("lon", "f4", ("lon",))[:] = np.linspace(0, 358, nx)
+            v = ds.createVariable("tas", "f4", ("time", "lat", "lon"), zlib=True, shuffle=True,
+                                  complevel=1, chunksizes=(chunk_t, ny, nx))
+            rng = np.random.default_rng(i)
+            v[:] = np.round(280 + rng.standard_normal((365, ny, nx)), 1).astype("f4")
+    return paths
+
+
+class ReadCounter:
+    """Counts read calls and bytes on every file object Python opens (h5py reads through them)."""
+
+    def __init__(self):
+        self.calls = 0
+        self.bytes = 0
+
+    def install(self):
+        import fsspec.implementations.local as loc
+
+        counter = self
+        orig_read = loc.LocalFileOpener.read
+        orig_readinto = getattr(loc.LocalFileOpener, "readinto", None)
+
+        def read(self, *a, **k):
+            out = orig_read(self, *a, **k)
+            counter.calls += 1
+            counter.bytes += len(out)
+            return out
+
+        def readinto(self, b):
+            n = orig_readinto(self, b)
+            counter.calls += 1
+            counter.bytes += n or 0
+            return n
+
+        loc.LocalFileOpener.read = read
+        if orig_readinto:
+            loc.LocalFileOpener.readinto = readinto
+
+
+def run_vzplan(vz, paths, out, repeat):
+    times, rss = [], 0
+    for _ in range(repeat):
+        with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
+            t = time.perf_counter()
+            p = subprocess.Popen([vz, "build", *paths, "-o", out, "--stats", "--json", "--jobs", "2"],
+                                 stdout=so, stderr=se)
+            _, status, usage = os.wait4(p.pid, 0)
+            times.append(time.perf_counter() - t)
+            rss = max(rss, usage.ru_maxrss)  # KiB, this child only
+            se.seek(0)
+            stderr = se.read()
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise RuntimeError(stderr)
+    lines = [l for l in stderr.splitlines() if "request(s)" in l]
+    reqs = [int(l.rsplit(": ", 1)[1].split()[0]) for l in lines]
+    byts = [int(l.rsplit(", ", 1)[1].split()[0]) for l in lines]
+    refs = json.load(open(out))["refs"]
+    return {"seconds": statistics.median(times), "peak_rss_mib": rss / 1024,
+            "requests_per_file": statistics.mean(reqs), "bytes_per_file": statistics.mean(byts),
+            "refs": len(refs)}
+
+
+def in_child(fn, *args):
+    """Runs fn in a fresh interpreter-like fork so peak memory and counters are per tool."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            res = fn(*args)
+        except Exception as e:  # reported, not raised: a tool refusing is a result
+            res = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"}
+        res["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        os.write(w, json.dumps(res).encode())
+        os._exit(0)
+    os.close(w)
+    data = b""
+    while chunk := os.read(r, 65536):
+        data += chunk
+    os.waitpid(pid, 0)
+    return json.loads(data)
+
+
+def kerchunk_build(paths, concat="time"):
+    from kerchunk.combine import MultiZarrToZarr
+    from kerchunk.hdf import SingleHdf5ToZarr
+
+    c = ReadCounter()
+    c.install()
+    t = time.perf_counter()
+    singles = [SingleHdf5ToZarr(p, inline_threshold=0).translate() for p in paths]
+    combined = MultiZarrToZarr(singles, concat_dims=[concat], identical_dims=["lat", "lon"]).translate()
+    return {"seconds": time.perf_counter() - t, "read_calls_per_file": c.calls / len(paths),
+            "bytes_per_file": c.bytes / len(paths), "refs": len(combined["refs"]), "_refs": combined}
+
+
+def virtualizarr_build(paths, concat="time"):
+    import xarray as xr
+    from obstore.store import LocalStore
+    from virtualizarr import open_virtual_dataset
+    from virtualizarr.parsers import HDFParser
+    from obspec_utils.registry import ObjectStoreRegistry
+
+    t = time.perf_counter()
+    reg = ObjectStoreRegistry({"file://": LocalStore()})
+    vds = [open_virtual_dataset("file://" + os.path.abspath(p), registry=reg, parser=HDFParser(),
+                                loadable_variables=["time", "lat", "lon"]) for p in paths]
+    combined = xr.concat(vds, dim=concat, coords="minimal", compat="override", join="override")
+    refs = combined.vz.to_kerchunk(format="dict")
+    return {"seconds": time.perf_counter() - t, "refs": len(refs["refs"]), "_refs": refs}
+
+
+def timed(fn, paths, repeat):
+    runs = [in_child(lambda: {k: v for k, v in fn(paths).items() if k != "_refs"}) for _ in range(repeat)]
+    if "error" in runs[0]:
+        return runs[0]
+    out = dict(runs[-1])
+    out["seconds"] = statistics.median(r["seconds"] for r in runs)
+    out["peak_rss_mib"] = max(r["peak_rss_mib"] for r in runs)
+    return out
+
+
+def raw(path, var):
+    with netCDF4.Dataset(path) as ds:
+        v = ds[var]
+        v.set_auto_maskandscale(False)
+        return np.asarray(v[...])
+
+
+def kerchunk_readback(refs, paths, var="tas"):
+    import fsspec
+    import zarr
+
+    fs = fsspec.filesystem("reference", fo=refs, remote_protocol="file", asynchronous=True)
+    g = zarr.open_group(zarr.storage.FsspecStore(fs, read_only=True), mode="r", zarr_format=2)
+    got = g[var][...]
+    want = np.concatenate([raw(p, var) for p in sorted(paths, key=lambda p: raw(p, "time")[0])])
+    if got.shape != want.shape:
+        return f"wrong shape {got.shape} (expected {want.shape})"
+    bad = int(np.sum(~((got == want) | (np.isnan(got) & np.isnan(want)))))
+    return "exact" if bad == 0 else f"{bad} wrong values"
+
+
+def capability(vz):
+    rows = []
+    for case in ["yearly", "daily20", "monthly", "padded", "padded_raw"]:
+        paths = sorted(glob.glob(str(ROOT / "testdata/collections" / case / "*.nc")))
+        row = {"case": case, "files": len(paths)}
+        with tempfile.TemporaryDirectory() as tmp:
+            p = subprocess.run([vz, "build", *paths, "-o", f"{tmp}/r.json", "--json"],
+                               capture_output=True, text=True)
+            rep = json.loads(p.stdout) if p.stdout else {}
+            row["vzplan"] = ("built, exact (scripts/readback.py)" if "tas" in [a["path"] for a in rep.get("arrays", [])]
+                             else "refused tas with findings: " + ", ".join(sorted({f["kind"] for f in rep.get("findings", [])})))
+        r = in_child(lambda: _kerchunk_case(paths))
+        row["kerchunk"] = r.get("error") or r["result"]
+        r = in_child(lambda: _vz_case(paths))
+        row["virtualizarr"] = r.get("error") or r["result"]
+        rows.append(row)
+    return rows
+
+
+def _kerchunk_case(paths):
+    b = kerchunk_build(paths)
+    return {"result": "built, read back: " + kerchunk_readback(b["_refs"], paths)}
+
+
+def _vz_case(paths):
+    b = virtualizarr_build(paths)
+    return {"result": "built, read back: " + kerchunk_readback(b["_refs"], paths)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vzplan", default=str(ROOT / "target/release/vzplan"))
+    ap.add_argument("--files", type=int, default=40)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--dir", default="/tmp/vzplan-bench")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    results = {"machine": f"{os.cpu_count()} cores", "collections": {}}
+    for name, (ny, nx, ct) in {"regular_5_chunks_per_file": (90, 180, 73),
+                               "many_365_chunks_per_file": (45, 90, 1)}.items():
+        paths = make_collection(Path(args.dir) / name, args.files, ny, nx, ct)
+        size = sum(os.path.getsize(p) for p in paths)
+        with tempfile.TemporaryDirectory() as tmp:
+            res = {"files": len(paths), "total_mib": size / 2**20,
+                   "vzplan": run_vzplan(args.vzplan, paths, f"{tmp}/refs.json", args.repeat),
+                   "kerchunk": timed(kerchunk_build, paths, args.repeat),
+                   "virtualizarr": timed(virtualizarr_build, paths, args.repeat)}
+        results["collections"][name] = res
+        print(json.dumps({name: res}, indent=1), flush=True)
+    results["capability"] = capability(args.vzplan)
+    print(json.dumps(results["capability"], indent=1))
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
