@@ -59,14 +59,8 @@ pub fn write_refs(plan: &Plan, w: &mut dyn Write) -> io::Result<()> {
     write!(w, "}},\n\"refs\":{{\n")?;
     let root = zarr::group_json(&zarr::root_attrs(plan));
     write!(w, "\"zarr.json\":{}", json_str(&root.to_string()))?;
-    for g in zarr::group_paths(plan) {
-        let attrs = plan
-            .groups
-            .iter()
-            .find(|x| x.path == g)
-            .map(|x| x.attrs.clone())
-            .unwrap_or_default();
-        let doc = zarr::group_json(&attrs).to_string();
+    for (g, doc) in zarr::groups_json(plan) {
+        let doc = doc.to_string();
         write!(
             w,
             ",\n{}:{}",

@@ -321,17 +321,28 @@ pub fn group_paths(plan: &Plan) -> Vec<String> {
     set.into_iter().filter(|p| !p.is_empty()).collect()
 }
 
+/// Every nested group's path and `zarr.json` (declared attributes, or none for implied parents).
+pub fn groups_json(plan: &Plan) -> Vec<(String, Value)> {
+    group_paths(plan)
+        .into_iter()
+        .map(|g| {
+            let attrs = plan
+                .groups
+                .iter()
+                .find(|x| x.path == g)
+                .map(|x| x.attrs.clone())
+                .unwrap_or_default();
+            let doc = group_json(&attrs);
+            (g, doc)
+        })
+        .collect()
+}
+
 /// The consolidated root `zarr.json`: the group plus every node's metadata inline.
 pub fn consolidated_json(plan: &Plan) -> Value {
     let mut meta = Map::new();
-    for g in group_paths(plan) {
-        let attrs = plan
-            .groups
-            .iter()
-            .find(|x| x.path == g)
-            .map(|x| x.attrs.clone())
-            .unwrap_or_default();
-        meta.insert(g, group_json(&attrs));
+    for (g, doc) in groups_json(plan) {
+        meta.insert(g, doc);
     }
     for a in &plan.arrays {
         meta.insert(a.path.clone(), array_json(plan, a));
