@@ -11,8 +11,9 @@
 //! entries; there are `1 + max_bits - log2(min elements)` super blocks; the first
 //! `2*log2(min pointers)` of them have their data blocks addressed directly from the index block
 //! (`2*(min pointers - 1)` addresses); the rest have one secondary block each. A data block is
-//! paged when it holds more than `2^page bits` entries. "Block Offset" fields take
-//! `ceil(max_bits / 8)` bytes. These rules are checked against h5py-written fixtures.
+//! paged when it holds more than `2^page bits` entries; a secondary block's page bitmap then
+//! takes `ceil(pages per block / 8)` bytes per data block. "Block Offset" fields take
+//! `ceil(max_bits / 8)` bytes and count entries after the index block's inline ones. These rules are checked against h5py-written fixtures.
 //!
 //! Entry `i` is the chunk whose swizzled index (unlimited dimension moved to the front, the
 //! other dimensions row-major over their maximum chunk grid) is `i`.
@@ -285,7 +286,9 @@ pub fn extensible_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<V
             continue;
         }
         let npages = if paged { dnel / ea.page_n } else { 0 };
-        let bitmap_len = ndblks.saturating_mul(npages).div_ceil(8);
+        // One byte-rounded bitmap per data block, but bits are numbered across the whole
+        // buffer as `block * pages + page` (most significant bit first).
+        let bitmap_len = ndblks.saturating_mul(npages.div_ceil(8));
         let slen = (4 + 1 + 1 + so + ea.off_size as u64)
             .saturating_add(bitmap_len)
             .saturating_add(ndblks.saturating_mul(so));
