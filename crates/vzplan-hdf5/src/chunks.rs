@@ -229,6 +229,12 @@ pub fn single(
 /// chunk of the current extent is allocated.
 pub fn implicit(ctx: &Ctx, addr: u64, geo: &Geometry) -> Result<Vec<RawChunk>> {
     geo.check()?;
+    if geo.filtered {
+        // Entries carry no sizes, so the format only allows this index without filters.
+        return Err(Error::malformed(
+            "implicit chunk index on a filtered dataset",
+        ));
+    }
     if ctx.is_undef(addr) {
         return Ok(Vec::new());
     }
@@ -240,7 +246,7 @@ pub fn implicit(ctx: &Ctx, addr: u64, geo: &Geometry) -> Result<Vec<RawChunk>> {
     let total = product(&max_grid)?;
     let bytes = geo.chunk_bytes()?;
     // The whole array is allocated at creation: it must fit in the file before we allocate.
-    let end = total
+    total
         .checked_mul(bytes)
         .and_then(|n| n.checked_add(ctx.abs(addr)))
         .filter(|&e| e <= ctx.r.size())
@@ -249,7 +255,6 @@ pub fn implicit(ctx: &Ctx, addr: u64, geo: &Geometry) -> Result<Vec<RawChunk>> {
                 "implicit chunk array of {total} × {bytes} bytes at {addr:#x} passes the end of the file"
             ))
         })?;
-    let _ = end;
     let grid = geo.grid();
     let n = product(&grid)?;
     if n > total {
