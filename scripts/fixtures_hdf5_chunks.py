@@ -72,7 +72,8 @@ CASES = {
                             libs=["v110"], index="fa"),
     "fa_gzip": dict(shape=(20, 30), chunks=(4, 5), dtype="i2", filters=dict(compression="gzip"),
                     direct=(8, 10), libs=["v110", "l"], index="fa"),
-    "fa_shuffle_gzip": dict(shape=(21, 31), chunks=(4, 5), dtype="i2",
+    # 512-byte chunks: the v4 "Chunk Size" field takes 3 bytes here (2 elsewhere).
+    "fa_shuffle_gzip": dict(shape=(21, 31), chunks=(16, 16), dtype="i2",
                             filters=dict(compression="gzip", shuffle=True), libs=["v110", "l"],
                             index="fa"),
     "fa_gzip_paged": dict(shape=(33, 32), chunks=(1, 1), dtype="u1",
