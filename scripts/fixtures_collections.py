@@ -32,7 +32,7 @@ def field(n, ny, nx, seed):
 
 
 def write_daily(path, t0, n, ny, nx, chunk_t, *, zlib=True, unlimited=True, lat_chunk=None,
-                seed=0, with_max=False):
+                seed=0, with_max=False, units="days since 2000-01-01"):
     with netCDF4.Dataset(path, "w", format="NETCDF4") as ds:
         ds.title = "vzplan test collection"
         ds.Conventions = "CF-1.8"
@@ -40,7 +40,7 @@ def write_daily(path, t0, n, ny, nx, chunk_t, *, zlib=True, unlimited=True, lat_
         ds.createDimension("lat", ny)
         ds.createDimension("lon", nx)
         time = ds.createVariable("time", "f8", ("time",))
-        time.units = "days since 2000-01-01"
+        time.units = units
         time.calendar = "standard"
         time.standard_name = "time"
         time.axis = "T"
@@ -111,6 +111,12 @@ def main():
         n = calendar.monthrange(2004, m)[1]
         write_daily(d / f"tas_day_2004{m:02d}.nc", days_since_2000(2004, m), n, 3, 4, n,
                     unlimited=False, seed=m)
+
+    # Yearly files each counting days from its own 1 January: rebased to the first file's units.
+    d = ROOT / "rebased"
+    d.mkdir()
+    for y, n in year_lengths(2003, 2006):
+        write_daily(d / f"tas_{y}.nc", 0, n, 2, 2, n, seed=y, units=f"days since {y}-01-01")
 
     # 100 days per file in chunks of 30: the padded last chunk (10 of 30) sits in the middle.
     d = ROOT / "padded"

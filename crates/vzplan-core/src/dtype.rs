@@ -122,6 +122,33 @@ impl DType {
         })
     }
 
+    /// Encodes one value in this dtype and byte order; `None` unless it is exactly representable.
+    pub fn encode_f64(&self, v: f64) -> Option<Vec<u8>> {
+        let le: Vec<u8> = match (self.kind, self.size) {
+            (Kind::Float, 8) => v.to_le_bytes().to_vec(),
+            (Kind::Float, 4) => {
+                let f = v as f32;
+                (f as f64 == v || v.is_nan()).then_some(())?;
+                f.to_le_bytes().to_vec()
+            }
+            (Kind::Int, n @ (1 | 2 | 4 | 8)) => {
+                let bits = 8 * n as u32;
+                let (lo, hi) = (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1));
+                (v.fract() == 0.0 && v >= lo && v < hi).then_some(())?;
+                (v as i64).to_le_bytes()[..n].to_vec()
+            }
+            (Kind::UInt, n @ (1 | 2 | 4 | 8)) => {
+                (v.fract() == 0.0 && v >= 0.0 && v < 2f64.powi(8 * n as i32)).then_some(())?;
+                (v as u64).to_le_bytes()[..n].to_vec()
+            }
+            _ => return None,
+        };
+        Some(match self.endian {
+            Endian::Little => le,
+            Endian::Big => le.into_iter().rev().collect(),
+        })
+    }
+
     /// Decodes a whole buffer of elements as f64 (trailing partial element ignored).
     pub fn decode_all_f64(&self, bytes: &[u8]) -> Option<Vec<f64>> {
         if self.size == 0 {
@@ -147,6 +174,11 @@ mod tests {
         let u = DType::new(Kind::UInt, 8, Endian::Big);
         assert_eq!(u.decode_f64(&7u64.to_be_bytes()), Some(7.0));
         assert_eq!(be.numpy_str(), ">i2");
+        assert_eq!(be.encode_f64(-2.0), Some(vec![0xff, 0xfe]));
+        assert_eq!(be.encode_f64(0.5), None);
+        assert_eq!(be.encode_f64(40000.0), None);
+        assert_eq!(le.encode_f64(1.5), Some(1.5f32.to_le_bytes().to_vec()));
+        assert_eq!(le.encode_f64(0.1), None);
         assert_eq!(
             DType::new(Kind::String, 8, Endian::Little).numpy_str(),
             "|S8"
