@@ -8,6 +8,7 @@
 //! ```
 //! Exit codes: 0 everything built; 1 error; 2 usage; 3 built, but something was left out.
 
+mod inputs;
 mod scan;
 
 use clap::{Args, Parser, Subcommand};
@@ -59,12 +60,20 @@ enum Cmd {
     Scan {
         #[command(flatten)]
         scan: ScanArgs,
-        /// The layouts file to write (JSON lines).
+        /// The layouts file to write (JSON lines; a local path or an object URL).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
-        /// Scan only slice I of N (0-based) of the input list.
+        /// Scan only slice I of N (0-based) of the input list: every N-th file from the I-th.
         #[arg(long, value_name = "I/N")]
         shard: Option<String>,
+        /// Take the shard index from this environment variable (an array job's index, e.g.
+        /// SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX); its value is I
+        /// (with --shard-count N) or I/N.
+        #[arg(long, value_name = "VAR", conflicts_with = "shard")]
+        shard_from_env: Option<String>,
+        /// The number of shards N, with --shard-from-env.
+        #[arg(long, value_name = "N", requires = "shard_from_env")]
+        shard_count: Option<usize>,
     },
     /// Check that the sources referenced by OUT.json are unchanged (size and mtime/ETag).
     Verify {
@@ -73,16 +82,26 @@ enum Cmd {
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        io: inputs::IoArgs,
     },
 }
 
 #[derive(Args)]
 struct ScanArgs {
-    /// Files or glob patterns.
+    /// Files, glob patterns, or object URLs (s3://bucket/prefix/*.nc, gs://…, az://…, https://…).
     inputs: Vec<String>,
-    /// Files scanned concurrently (default: number of CPUs).
+    /// Read more inputs from this file, one per line (`-`: standard input; a URL: object storage).
+    #[arg(long, value_name = "FILE")]
+    files_from: Vec<String>,
+    /// Files scanned concurrently (default: number of CPUs; 32 when reading object storage).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Stop at the first file that cannot be read (default: report it and go on).
+    #[arg(long)]
+    fail_fast: bool,
+    #[command(flatten)]
+    io: inputs::IoArgs,
     /// Target chunk size when merging netCDF-3 records or cutting fixed variables.
     #[arg(long, default_value_t = 4 << 20)]
     chunk_bytes: u64,
@@ -124,21 +143,25 @@ type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn scan_options(a: &ScanArgs) -> scan::ScanOptions {
     scan::ScanOptions {
-        jobs: a
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        jobs: a.jobs,
         chunk_bytes: a.chunk_bytes,
         progress: std::io::stderr().is_terminal(),
+        io: a.io.options(),
+        fail_fast: a.fail_fast,
     }
 }
 
-fn print_stats(scanned: &[scan::Scanned]) {
-    for s in scanned {
-        eprintln!(
-            "{}: {} request(s), {} bytes read",
-            s.input, s.stats.requests, s.stats.bytes
-        );
+/// The inputs of the command line and of `--files-from`, expanded (globs, prefix listings).
+fn expand_inputs(a: &ScanArgs) -> Res<Vec<inputs::Input>> {
+    let io = a.io.options();
+    let mut all = a.inputs.clone();
+    for f in &a.files_from {
+        all.extend(inputs::files_from(f, &io)?);
     }
+    if all.is_empty() {
+        return Err("no inputs given".into());
+    }
+    Ok(inputs::expand(&all, &io)?)
 }
 
 /// Layouts and failures, from scanning or from layout files.
@@ -147,25 +170,30 @@ fn gather(c: &Common) -> Res<(Vec<SourceLayout>, Vec<ScanFailure>)> {
         if !c.scan.inputs.is_empty() {
             return Err("give either INPUTS or --from-layouts, not both".into());
         }
-        return read_layouts(&scan::expand(&c.from_layouts)?);
+        let io = c.scan.io.options();
+        let files = inputs::expand(&c.from_layouts, &io)?;
+        return read_layouts(&files, &io);
     }
-    if c.scan.inputs.is_empty() {
-        return Err("no inputs given".into());
-    }
-    let inputs = scan::expand(&c.scan.inputs)?;
-    let scanned = scan::scan_all(&inputs, &scan_options(&c.scan));
+    let inputs = expand_inputs(&c.scan)?;
+    let opts = scan_options(&c.scan);
+    let scanned = scan::scan_all(&inputs, &opts);
     if c.scan.stats {
-        print_stats(&scanned);
+        scan::print_stats(&scanned);
     }
+    scan::first_failure(&scanned, &opts)?;
     Ok(scan::split(scanned))
 }
 
 /// One JSON line per file: a layout, or `{"url": …, "error": …}` for a file that failed.
-fn read_layouts(files: &[String]) -> Res<(Vec<SourceLayout>, Vec<ScanFailure>)> {
+fn read_layouts(
+    files: &[inputs::Input],
+    io: &vzplan_io::IoOptions,
+) -> Res<(Vec<SourceLayout>, Vec<ScanFailure>)> {
     let mut ok = Vec::new();
     let mut failed = Vec::new();
     for f in files {
-        let text = std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"))?;
+        let text = inputs::read_text(&f.name, io)?;
+        let f = &f.name;
         for (n, line) in text
             .lines()
             .enumerate()
@@ -265,39 +293,35 @@ fn run(cli: Cli) -> Res<u8> {
             scan: args,
             output,
             shard,
+            shard_from_env,
+            shard_count,
         } => {
-            let mut inputs = scan::expand(&args.inputs)?;
-            if let Some(s) = shard {
-                let (i, n) = parse_shard(&s)?;
-                inputs = inputs
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(k, _)| k % n == i)
-                    .map(|(_, f)| f)
-                    .collect();
+            let mut inputs = expand_inputs(&args)?;
+            if let Some(s) =
+                inputs::shard(shard.as_deref(), shard_from_env.as_deref(), shard_count)?
+            {
+                inputs = inputs::take_shard(inputs, s);
             }
-            let scanned = scan::scan_all(&inputs, &scan_options(&args));
+            let opts = scan_options(&args);
+            let scanned = scan::scan_all(&inputs, &opts);
             if args.stats {
-                print_stats(&scanned);
+                scan::print_stats(&scanned);
             }
+            scan::first_failure(&scanned, &opts)?;
             let mut failed = 0;
-            vzplan_emit::write_atomic(&output, |w| {
-                for s in &scanned {
-                    let line = match &s.result {
-                        Ok(l) => serde_json::to_string(l)?,
-                        Err(e) => {
-                            failed += 1;
-                            serde_json::json!({
-                                "url": vzplan_io::file_url(std::path::Path::new(&s.input)),
-                                "error": e,
-                            })
-                            .to_string()
-                        }
-                    };
-                    writeln!(w, "{line}")?;
-                }
-                Ok(())
-            })?;
+            use std::io::Write as _;
+            let mut buf: Vec<u8> = Vec::new();
+            for s in &scanned {
+                let line = match &s.result {
+                    Ok(l) => serde_json::to_string(l)?,
+                    Err(e) => {
+                        failed += 1;
+                        serde_json::json!({"url": s.url, "error": e}).to_string()
+                    }
+                };
+                writeln!(buf, "{line}")?;
+            }
+            inputs::write_bytes(&output.to_string_lossy(), buf, &opts.io)?;
             for s in &scanned {
                 if let Err(e) = &s.result {
                     eprintln!("{e}");
@@ -311,25 +335,12 @@ fn run(cli: Cli) -> Res<u8> {
             );
             Ok(if failed > 0 { 3 } else { 0 })
         }
-        Cmd::Verify { refs, json } => verify(&refs, json),
+        Cmd::Verify { refs, json, io } => verify(&refs, json, &io.options()),
     }
-}
-
-fn parse_shard(s: &str) -> Res<(usize, usize)> {
-    let bad = || format!("--shard wants I/N with 0 <= I < N, got {s:?}");
-    let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let (i, n): (usize, usize) = (
-        i.trim().parse().map_err(|_| bad())?,
-        n.trim().parse().map_err(|_| bad())?,
-    );
-    if n == 0 || i >= n {
-        return Err(bad().into());
-    }
-    Ok((i, n))
 }
 
 /// Compares each recorded source with the file as it is now.
-fn verify(refs: &std::path::Path, json: bool) -> Res<u8> {
+fn verify(refs: &std::path::Path, json: bool, io: &vzplan_io::IoOptions) -> Res<u8> {
     let text = std::fs::read_to_string(refs).map_err(|e| format!("{}: {e}", refs.display()))?;
     let v: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", refs.display()))?;
@@ -346,15 +357,27 @@ fn verify(refs: &std::path::Path, json: bool) -> Res<u8> {
     let mut drift = Vec::new();
     for s in &sources {
         let path = s.url.strip_prefix("file://").unwrap_or(&s.url);
-        let problem = match vzplan_io::LocalFile::open(path) {
+        let now = if vzplan_io::is_url(&s.url) {
+            vzplan_io::remote::head(&s.url, io)
+        } else {
+            use vzplan_io::RangeRead;
+            vzplan_io::LocalFile::open(path).map(|f| f.meta().clone())
+        };
+        let problem = match now {
             Err(e) => Some(e.to_string()),
-            Ok(f) => {
-                use vzplan_io::RangeRead;
-                let m = f.meta();
+            Ok(m) => {
+                let m = &m;
                 if m.size != s.size {
                     Some(format!(
                         "{}: size is {} bytes, was {}",
                         s.url, m.size, s.size
+                    ))
+                } else if s.etag.is_some() && m.etag != s.etag {
+                    Some(format!(
+                        "{}: ETag is {}, was {}",
+                        s.url,
+                        m.etag.as_deref().unwrap_or("?"),
+                        s.etag.as_deref().unwrap_or("?")
                     ))
                 } else if s.mtime.is_some() && m.mtime != s.mtime {
                     Some(format!(

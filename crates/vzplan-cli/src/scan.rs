@@ -1,61 +1,42 @@
-//! Scanning: expand the inputs, detect each file's format, run the readers concurrently.
+//! Scanning: detect each file's format and run the readers, many files in flight at once.
+//!
+//! One file per worker thread: readers are synchronous and block their thread on each request, so
+//! the number of workers is the number of files in flight (`--jobs`; 32 by default when any input
+//! is on object storage, where latency, not CPU, is the limit). Results come back in input order.
 
+use crate::inputs::Input;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
-use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use vzplan_core::SourceLayout;
-use vzplan_io::{RangeRead, Stats};
+use vzplan_io::{IoOptions, RangeRead, Stats};
 use vzplan_plan::ScanFailure;
+
+/// Files in flight by default when any input is on object storage.
+pub const REMOTE_JOBS: usize = 32;
 
 /// Options the readers take.
 #[derive(Clone, Debug)]
 pub struct ScanOptions {
-    pub jobs: usize,
+    /// Files scanned concurrently (None: CPUs for local inputs, [`REMOTE_JOBS`] for URLs).
+    pub jobs: Option<usize>,
     pub chunk_bytes: u64,
     pub progress: bool,
+    pub io: IoOptions,
+    /// Stop at the first file that fails (the rest are not scanned).
+    pub fail_fast: bool,
 }
 
 /// One scanned file.
 pub struct Scanned {
+    /// As given or listed.
     pub input: String,
+    /// Canonical URL.
+    pub url: String,
     pub result: Result<SourceLayout, String>,
     pub stats: Stats,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum InputError {
-    #[error("{0}: no such file, and no file matches it as a pattern")]
-    NoMatch(String),
-    #[error("{0}: bad pattern: {1}")]
-    Pattern(String, String),
-    #[error("{0}: object-store URLs are not supported yet; give local paths")]
-    Url(String),
-}
-
-/// Expands paths and glob patterns, in order, each pattern's matches sorted.
-pub fn expand(inputs: &[String]) -> Result<Vec<String>, InputError> {
-    let mut out = Vec::new();
-    for i in inputs {
-        if i.contains("://") && !i.starts_with("file://") {
-            return Err(InputError::Url(i.clone()));
-        }
-        let i = i.strip_prefix("file://").unwrap_or(i);
-        if std::path::Path::new(i).exists() {
-            out.push(i.to_string());
-            continue;
-        }
-        let mut matches: Vec<PathBuf> = glob::glob(i)
-            .map_err(|e| InputError::Pattern(i.to_string(), e.to_string()))?
-            .filter_map(Result::ok)
-            .filter(|p| p.is_file())
-            .collect();
-        if matches.is_empty() {
-            return Err(InputError::NoMatch(i.to_string()));
-        }
-        matches.sort();
-        out.extend(matches.into_iter().map(|p| p.display().to_string()));
-    }
-    Ok(out)
+    /// Not scanned: an earlier file failed under `--fail-fast`.
+    pub skipped: bool,
 }
 
 /// Reads one file's layout, picking the reader by the file's first bytes.
@@ -83,8 +64,26 @@ pub fn scan_one(r: &dyn RangeRead, opts: &ScanOptions) -> Result<SourceLayout, S
     }
 }
 
+fn scan_input(input: &Input, opts: &ScanOptions) -> Scanned {
+    let (result, stats) = match vzplan_io::open_with_meta(&input.name, input.meta.clone(), &opts.io)
+    {
+        Ok(r) => {
+            let result = scan_one(r.as_ref(), opts);
+            (result, r.stats())
+        }
+        Err(e) => (Err(e.to_string()), Stats::default()),
+    };
+    Scanned {
+        input: input.name.clone(),
+        url: input.url.clone(),
+        result,
+        stats,
+        skipped: false,
+    }
+}
+
 /// Scans every input concurrently; results come back in input order.
-pub fn scan_all(inputs: &[String], opts: &ScanOptions) -> Vec<Scanned> {
+pub fn scan_all(inputs: &[Input], opts: &ScanOptions) -> Vec<Scanned> {
     let pb = ProgressBar::with_draw_target(
         Some(inputs.len() as u64),
         if opts.progress {
@@ -98,37 +97,58 @@ pub fn scan_all(inputs: &[String], opts: &ScanOptions) -> Vec<Scanned> {
     ) {
         pb.set_style(style.progress_chars("=> "));
     }
-    let errors = std::sync::atomic::AtomicU64::new(0);
+    let errors = AtomicU64::new(0);
+    let requests = AtomicU64::new(0);
+    let bytes = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
     let run = || {
         inputs
             .par_iter()
             .map(|input| {
-                let scanned = match vzplan_io::open_local(input) {
-                    Ok(r) => {
-                        let result = scan_one(&r, opts);
-                        Scanned {
-                            input: input.clone(),
-                            result,
-                            stats: r.stats(),
-                        }
-                    }
-                    Err(e) => Scanned {
-                        input: input.clone(),
-                        result: Err(e.to_string()),
+                if stop.load(Ordering::Relaxed) {
+                    pb.inc(1);
+                    return Scanned {
+                        input: input.name.clone(),
+                        url: input.url.clone(),
+                        result: Err(format!(
+                            "{}: not scanned: an earlier file failed (--fail-fast)",
+                            input.url
+                        )),
                         stats: Stats::default(),
-                    },
-                };
-                if scanned.result.is_err() {
-                    let n = errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                    pb.set_message(format!("{n} error(s)"));
+                        skipped: true,
+                    };
                 }
+                let scanned = scan_input(input, opts);
+                let e = if scanned.result.is_err() {
+                    if opts.fail_fast {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    errors.fetch_add(1, Ordering::Relaxed) + 1
+                } else {
+                    errors.load(Ordering::Relaxed)
+                };
+                let r = requests.fetch_add(scanned.stats.requests, Ordering::Relaxed)
+                    + scanned.stats.requests;
+                let b =
+                    bytes.fetch_add(scanned.stats.bytes, Ordering::Relaxed) + scanned.stats.bytes;
+                pb.set_message(format!(
+                    "{} read in {r} request(s), {e} error(s)",
+                    indicatif::HumanBytes(b)
+                ));
                 pb.inc(1);
                 scanned
             })
             .collect::<Vec<_>>()
     };
+    let jobs = opts.jobs.unwrap_or_else(|| {
+        if inputs.iter().any(|i| vzplan_io::is_url(&i.name)) {
+            REMOTE_JOBS
+        } else {
+            std::thread::available_parallelism().map_or(2, |n| n.get())
+        }
+    });
     let out = match rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.jobs.max(1))
+        .num_threads(jobs.clamp(1, 1024))
         .build()
     {
         Ok(pool) => pool.install(run),
@@ -138,6 +158,61 @@ pub fn scan_all(inputs: &[String], opts: &ScanOptions) -> Vec<Scanned> {
     out
 }
 
+/// Under `--fail-fast`, the first file that failed (in input order), as an error.
+pub fn first_failure(scanned: &[Scanned], opts: &ScanOptions) -> Result<(), String> {
+    if !opts.fail_fast {
+        return Ok(());
+    }
+    match scanned.iter().find(|s| !s.skipped && s.result.is_err()) {
+        Some(Scanned { result: Err(e), .. }) => {
+            let skipped = scanned.iter().filter(|s| s.skipped).count();
+            Err(format!(
+                "{e}\nstopped (--fail-fast); {skipped} file(s) not scanned"
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `--stats`: requests and bytes per file, then totals.
+pub fn print_stats(scanned: &[Scanned]) {
+    let mut total = Stats::default();
+    for s in scanned.iter().filter(|s| !s.skipped) {
+        let retried = if s.stats.retried > 0 {
+            format!(" ({} retried)", s.stats.retried)
+        } else {
+            String::new()
+        };
+        let size = s.result.as_ref().map_or(String::new(), |l| {
+            format!(" of {} ({:.2}%)", l.size, pct(s.stats.bytes, l.size))
+        });
+        eprintln!(
+            "{}: {} request(s){retried}, {} bytes read{size}",
+            s.input, s.stats.requests, s.stats.bytes
+        );
+        total.requests += s.stats.requests;
+        total.bytes += s.stats.bytes;
+        total.retried += s.stats.retried;
+    }
+    let n = scanned.iter().filter(|s| !s.skipped).count().max(1) as f64;
+    eprintln!(
+        "total: {} file(s), {} request(s) ({:.2} per file, {} retried), {} bytes read",
+        scanned.len(),
+        total.requests,
+        total.requests as f64 / n,
+        total.retried,
+        total.bytes
+    );
+}
+
+fn pct(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        100.0 * a as f64 / b as f64
+    }
+}
+
 /// Splits scan results into layouts and failures.
 pub fn split(scanned: Vec<Scanned>) -> (Vec<SourceLayout>, Vec<ScanFailure>) {
     let mut ok = Vec::new();
@@ -145,10 +220,7 @@ pub fn split(scanned: Vec<Scanned>) -> (Vec<SourceLayout>, Vec<ScanFailure>) {
     for s in scanned {
         match s.result {
             Ok(l) => ok.push(l),
-            Err(error) => failed.push(ScanFailure {
-                url: vzplan_io::file_url(std::path::Path::new(&s.input)),
-                error,
-            }),
+            Err(error) => failed.push(ScanFailure { url: s.url, error }),
         }
     }
     (ok, failed)

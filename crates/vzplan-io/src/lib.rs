@@ -10,6 +10,10 @@
 //! Every read is checked against the object's size before anything is allocated, so a parser that
 //! follows a corrupt length gets [`IoError::PastEnd`] instead of a huge allocation.
 
+pub mod remote;
+
+pub use remote::{canonical_url, is_url, IoOptions, Listed, ObjectReader};
+
 use std::collections::HashMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -40,13 +44,22 @@ pub enum IoError {
         len: u64,
         size: u64,
     },
+    /// A URL that cannot be used (scheme, credentials or query string in it, bad key).
+    #[error("{url}: {reason}")]
+    Url { url: String, reason: String },
+    /// An object-store request that failed for good (not found, denied, or out of retries).
+    #[error("{url}: {reason}")]
+    Remote { url: String, reason: String },
 }
 
 /// Requests made and bytes fetched from the underlying store.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
+    /// Every attempt, failed ones included.
     pub requests: u64,
     pub bytes: u64,
+    /// Failed attempts that were retried (object storage only).
+    pub retried: u64,
 }
 
 /// Identity of an object, for drift detection.
@@ -158,6 +171,7 @@ impl RangeRead for LocalFile {
         Stats {
             requests: self.requests.load(Ordering::Relaxed),
             bytes: self.bytes.load(Ordering::Relaxed),
+            retried: 0,
         }
     }
 }
@@ -193,7 +207,7 @@ pub fn file_url(path: &Path) -> String {
     s
 }
 
-fn rfc3339(t: std::time::SystemTime) -> String {
+pub(crate) fn rfc3339(t: std::time::SystemTime) -> String {
     let secs = match t.duration_since(std::time::UNIX_EPOCH) {
         Ok(d) => d.as_secs() as i64,
         Err(_) => 0,
@@ -224,7 +238,7 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 }
 
 /// Cache settings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CacheConfig {
     /// Alignment and size of cached blocks.
     pub block_size: u64,
@@ -380,6 +394,28 @@ pub fn open_local(path: impl AsRef<Path>) -> Result<CachedReader, IoError> {
     ))
 }
 
+/// Opens a local path, a `file://` URL or an object-store URL (`s3://`, `gs://`, `az://`,
+/// `https://`) behind the block cache of `opts`.
+pub fn open(url_or_path: &str, opts: &IoOptions) -> Result<Arc<dyn RangeRead>, IoError> {
+    open_with_meta(url_or_path, None, opts)
+}
+
+/// [`open`] with the size and identity already known (from a listing), which saves the request
+/// that would find them.
+pub fn open_with_meta(
+    url_or_path: &str,
+    known: Option<ObjectMeta>,
+    opts: &IoOptions,
+) -> Result<Arc<dyn RangeRead>, IoError> {
+    let inner: Arc<dyn RangeRead> = if is_url(url_or_path) {
+        Arc::new(ObjectReader::open(url_or_path, known, opts)?)
+    } else {
+        let p = url_or_path.strip_prefix("file://").unwrap_or(url_or_path);
+        Arc::new(LocalFile::open(p)?)
+    };
+    Ok(Arc::new(CachedReader::new(inner, opts.cache)))
+}
+
 /// An in-memory object: for tests of parsers on corrupt bytes and for inline data.
 pub struct MemObject {
     url: String,
@@ -419,6 +455,7 @@ impl RangeRead for MemObject {
         Stats {
             requests: self.requests.load(Ordering::Relaxed),
             bytes: 0,
+            retried: 0,
         }
     }
 }

@@ -1,0 +1,734 @@
+//! Object storage behind [`RangeRead`]: S3 (and S3-compatible servers), Google Cloud Storage,
+//! Azure Blob Storage and plain HTTP(S), through the `object_store` crate.
+//!
+//! Readers are synchronous, so each call blocks its (scan worker) thread on one shared tokio runtime.
+//! What this module adds on top of `object_store`:
+//! - **Counting**: every attempt of every GET is one request in [`Stats`]; `object_store`'s own
+//!   retries are switched off so that nothing is hidden from the count.
+//! - **Retries**: transient failures (5xx, connection resets, timeouts, bodies shorter than the
+//!   range asked for) are retried with exponential backoff and full jitter, up to
+//!   [`IoOptions::retries`] times, each attempt bounded by [`IoOptions::timeout`]. Permanent errors
+//!   (not found, access denied) fail at once and name the object.
+//! - **No HEAD**: opening an object by URL makes the speculative first read (a ranged GET of
+//!   [`CacheConfig::first_read`] bytes), which also tells the size, ETag and mtime; an object found by
+//!   listing already knows them.
+//! - **Coalesced, concurrent batches**: [`RangeRead::read_many`] merges ranges closer than
+//!   [`IoOptions::coalesce_gap`] and has up to [`IoOptions::concurrency`] GETs in flight.
+//! - **Canonical URLs**: `s3://bucket/key`, `gs://bucket/key`, `az://container/key`,
+//!   `https://host/path`; never an endpoint, a query string (signed URL) or a credential.
+//!
+//! Credentials come from each cloud's usual environment variables (`AWS_ACCESS_KEY_ID`,
+//! `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_ENDPOINT_URL`, …;
+//! `GOOGLE_SERVICE_ACCOUNT`, `GOOGLE_APPLICATION_CREDENTIALS`; `AZURE_STORAGE_ACCOUNT_NAME`,
+//! `AZURE_STORAGE_ACCOUNT_KEY`, …) through the builders' `from_env`, then [`IoOptions`] applies.
+
+use crate::{check_range, rfc3339, CacheConfig, IoError, ObjectMeta, RangeRead, Stats};
+use bytes::Bytes;
+use futures::stream::{StreamExt, TryStreamExt};
+use object_store::path::Path as StorePath;
+use object_store::{
+    ClientOptions, GetOptions, GetRange, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig,
+};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+/// How objects are reached. One value serves a whole run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IoOptions {
+    /// S3 endpoint (MinIO, Ceph, a test server), e.g. `http://127.0.0.1:9000`; path-style requests.
+    pub s3_endpoint: Option<String>,
+    /// Unsigned requests (public buckets).
+    pub anon: bool,
+    /// S3 region (default: `AWS_REGION`/`AWS_DEFAULT_REGION`, else `us-east-1`).
+    pub region: Option<String>,
+    /// Retries of a failed request (so at most `retries + 1` attempts).
+    pub retries: u32,
+    /// Time limit of one attempt, body included.
+    pub timeout: Duration,
+    /// First backoff; doubles per retry up to `backoff_max`, each wait drawn uniformly below it.
+    pub backoff_base: Duration,
+    pub backoff_max: Duration,
+    /// Block cache in front of every object (local files too).
+    pub cache: CacheConfig,
+    /// GETs in flight per batched read.
+    pub concurrency: usize,
+    /// Ranges of one batch closer than this are fetched as one GET.
+    pub coalesce_gap: u64,
+}
+
+impl Default for IoOptions {
+    fn default() -> Self {
+        IoOptions {
+            s3_endpoint: None,
+            anon: false,
+            region: None,
+            retries: 8,
+            timeout: Duration::from_secs(30),
+            backoff_base: Duration::from_millis(100),
+            backoff_max: Duration::from_secs(10),
+            cache: CacheConfig::default(),
+            concurrency: 8,
+            coalesce_gap: 64 * 1024,
+        }
+    }
+}
+
+/// An object found by listing (its metadata saves a request when it is opened).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Listed {
+    pub url: String,
+    pub meta: ObjectMeta,
+}
+
+/// Is this an object-store URL (anything with a scheme but `file://`)?
+pub fn is_url(s: &str) -> bool {
+    s.contains("://") && !s.starts_with("file://")
+}
+
+/// A parsed object URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Loc {
+    /// `s3://bucket`, `https://host:port`, … — what one store serves.
+    root: String,
+    scheme: Scheme,
+    /// Bucket/container, or the HTTP origin.
+    bucket: String,
+    /// The key (no leading slash).
+    key: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scheme {
+    S3,
+    Gcs,
+    Azure,
+    Http,
+}
+
+impl Loc {
+    fn canonical(&self) -> String {
+        format!("{}/{}", self.root, self.key)
+    }
+}
+
+fn bad_url(url: &str, why: &str) -> IoError {
+    IoError::Url {
+        url: url.to_string(),
+        reason: why.to_string(),
+    }
+}
+
+fn parse(url: &str) -> Result<Loc, IoError> {
+    let u = url::Url::parse(url).map_err(|e| bad_url(url, &e.to_string()))?;
+    if !u.username().is_empty() || u.password().is_some() {
+        return Err(bad_url(
+            url,
+            "credentials in the URL would end up in the refs; pass them in the environment",
+        ));
+    }
+    if u.query().is_some() || u.fragment().is_some() {
+        return Err(bad_url(
+            url,
+            "query strings (signed URLs) would end up in the refs; give the plain object URL \
+             and credentials in the environment",
+        ));
+    }
+    let scheme = match u.scheme() {
+        "s3" | "s3a" => Scheme::S3,
+        "gs" | "gcs" => Scheme::Gcs,
+        "az" | "azure" | "abfs" | "abfss" => Scheme::Azure,
+        "http" | "https" => Scheme::Http,
+        s => {
+            return Err(bad_url(
+                url,
+                &format!("unsupported scheme {s:?} (s3, gs, az, http, https, file)"),
+            ))
+        }
+    };
+    let host = u
+        .host_str()
+        .filter(|h| !h.is_empty())
+        .ok_or_else(|| bad_url(url, "no bucket/host"))?;
+    // Keys are taken as written after the bucket (S3 keys are not percent-encoded in s3:// URLs).
+    let after = url
+        .split_once("://")
+        .map(|(_, r)| r)
+        .unwrap_or_default()
+        .split_once('/')
+        .map(|(_, k)| k)
+        .unwrap_or_default()
+        .to_string();
+    let (root, bucket) = match scheme {
+        Scheme::S3 => (format!("s3://{host}"), host.to_string()),
+        Scheme::Gcs => (format!("gs://{host}"), host.to_string()),
+        Scheme::Azure => (format!("az://{host}"), host.to_string()),
+        Scheme::Http => {
+            let origin = u.origin().ascii_serialization();
+            (origin.clone(), origin)
+        }
+    };
+    Ok(Loc {
+        root,
+        scheme,
+        bucket,
+        key: after,
+    })
+}
+
+/// The canonical form of an object URL (validated), or `file:///abs` for a local path.
+pub fn canonical_url(s: &str) -> Result<String, IoError> {
+    if is_url(s) {
+        Ok(parse(s)?.canonical())
+    } else {
+        Ok(crate::file_url(std::path::Path::new(
+            s.strip_prefix("file://").unwrap_or(s),
+        )))
+    }
+}
+
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("vzplan-io")
+            .enable_all()
+            .build()
+            .expect("cannot start the I/O runtime")
+    })
+}
+
+/// Runs a future to completion from synchronous code (a scan worker thread).
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    runtime().block_on(f)
+}
+
+fn store_for(loc: &Loc, opts: &IoOptions, url: &str) -> Result<Arc<dyn ObjectStore>, IoError> {
+    type Stores = Mutex<HashMap<String, Arc<dyn ObjectStore>>>;
+    static STORES: OnceLock<Stores> = OnceLock::new();
+    let key = format!(
+        "{}|{:?}|{}|{:?}|{:?}",
+        loc.root, opts.s3_endpoint, opts.anon, opts.region, opts.timeout
+    );
+    let stores = STORES.get_or_init(Default::default);
+    if let Some(s) = stores.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(s.clone());
+    }
+    let store = build_store(loc, opts).map_err(|e| bad_url(url, &e.to_string()))?;
+    stores
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, store.clone());
+    Ok(store)
+}
+
+fn build_store(loc: &Loc, opts: &IoOptions) -> Result<Arc<dyn ObjectStore>, object_store::Error> {
+    // Our own retry loop counts every attempt; object_store's would hide them.
+    let retry = RetryConfig {
+        max_retries: 0,
+        retry_timeout: opts.timeout,
+        ..Default::default()
+    };
+    let http_endpoint = opts
+        .s3_endpoint
+        .as_deref()
+        .is_some_and(|e| e.starts_with("http://"));
+    let client = ClientOptions::new()
+        .with_timeout(opts.timeout)
+        .with_connect_timeout(opts.timeout.min(Duration::from_secs(10)))
+        .with_allow_http(http_endpoint || loc.scheme == Scheme::Http);
+    Ok(match loc.scheme {
+        Scheme::S3 => {
+            let mut b = object_store::aws::AmazonS3Builder::from_env()
+                .with_bucket_name(&loc.bucket)
+                .with_retry(retry)
+                .with_client_options(client)
+                .with_skip_signature(opts.anon);
+            if let Some(e) = &opts.s3_endpoint {
+                b = b
+                    .with_endpoint(e.trim_end_matches('/'))
+                    .with_allow_http(http_endpoint);
+            }
+            let region = opts.region.clone().or_else(|| {
+                std::env::var("AWS_REGION")
+                    .or_else(|_| std::env::var("AWS_DEFAULT_REGION"))
+                    .ok()
+            });
+            b = b.with_region(region.unwrap_or_else(|| "us-east-1".into()));
+            Arc::new(b.build()?)
+        }
+        Scheme::Gcs => Arc::new(
+            object_store::gcp::GoogleCloudStorageBuilder::from_env()
+                .with_bucket_name(&loc.bucket)
+                .with_retry(retry)
+                .with_client_options(client)
+                .with_skip_signature(opts.anon)
+                .build()?,
+        ),
+        Scheme::Azure => Arc::new(
+            object_store::azure::MicrosoftAzureBuilder::from_env()
+                .with_container_name(&loc.bucket)
+                .with_retry(retry)
+                .with_client_options(client)
+                .with_skip_signature(opts.anon)
+                .build()?,
+        ),
+        Scheme::Http => Arc::new(
+            object_store::http::HttpBuilder::new()
+                .with_url(&loc.bucket)
+                .with_retry(retry)
+                .with_client_options(client)
+                .build()?,
+        ),
+    })
+}
+
+fn store_path(loc: &Loc, url: &str) -> Result<StorePath, IoError> {
+    let p = if loc.scheme == Scheme::Http {
+        StorePath::from_url_path(&loc.key)
+    } else {
+        StorePath::parse(&loc.key)
+    };
+    p.map_err(|e| bad_url(url, &e.to_string()))
+}
+
+/// An attempt's failure, sorted into retry-or-not.
+enum Failure {
+    Transient(String),
+    Permanent(object_store::Error),
+}
+
+fn classify(e: object_store::Error) -> Failure {
+    use object_store::Error as E;
+    match e {
+        E::Generic { .. } | E::JoinError { .. } => Failure::Transient(e.to_string()),
+        e => Failure::Permanent(e),
+    }
+}
+
+/// Request counters shared by one object's reader.
+#[derive(Default)]
+struct Counters {
+    requests: AtomicU64,
+    bytes: AtomicU64,
+    retried: AtomicU64,
+}
+
+fn jitter_below(max: Duration) -> Duration {
+    // SplitMix64 over a shared counter seeded from the clock: cheap, good enough for jitter.
+    static STATE: AtomicU64 = AtomicU64::new(0);
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut z = STATE
+        .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
+        .wrapping_add(seed);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    let nanos = max.as_nanos().min(u64::MAX as u128) as u64;
+    Duration::from_nanos(if nanos == 0 { 0 } else { z % nanos })
+}
+
+/// Backoff before retry number `attempt` (0-based): full jitter below `base * 2^attempt`, capped.
+fn backoff(opts: &IoOptions, attempt: u32) -> Duration {
+    let cap = opts
+        .backoff_base
+        .saturating_mul(1u32 << attempt.min(20))
+        .min(opts.backoff_max);
+    // At least a tenth of the cap, so a burst of failures does not retry in lockstep at once.
+    cap / 10 + jitter_below(cap - cap / 10)
+}
+
+/// Runs `op` with timeouts and retries; `what` names the request in errors.
+async fn with_retries<T, F, Fut>(
+    opts: &IoOptions,
+    counters: &Counters,
+    url: &str,
+    what: &str,
+    mut op: F,
+) -> Result<T, IoError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, Failure>>,
+{
+    let mut attempt = 0u32;
+    loop {
+        counters.requests.fetch_add(1, Ordering::Relaxed);
+        let outcome = match tokio::time::timeout(opts.timeout, op()).await {
+            Ok(r) => r,
+            Err(_) => Err(Failure::Transient(format!(
+                "timed out after {:.1} s",
+                opts.timeout.as_secs_f64()
+            ))),
+        };
+        match outcome {
+            Ok(v) => return Ok(v),
+            Err(Failure::Permanent(e)) => return Err(permanent(url, e, opts.anon)),
+            Err(Failure::Transient(msg)) if attempt >= opts.retries => {
+                return Err(IoError::Remote {
+                    url: url.to_string(),
+                    reason: format!("{what}: {msg} (gave up after {} attempts)", attempt + 1),
+                })
+            }
+            Err(Failure::Transient(_)) => {
+                counters.retried.fetch_add(1, Ordering::Relaxed);
+                tokio::time::sleep(backoff(opts, attempt)).await;
+                attempt += 1;
+            }
+        }
+    }
+}
+
+fn permanent(url: &str, e: object_store::Error, anon: bool) -> IoError {
+    use object_store::Error as E;
+    let reason = match &e {
+        E::NotFound { .. } => "no such object".to_string(),
+        E::PermissionDenied { .. } | E::Unauthenticated { .. } if anon => {
+            format!("access denied to an unsigned request ({e}); drop --anon and set the cloud's credential environment variables")
+        }
+        E::PermissionDenied { .. } => {
+            format!(
+                "access denied ({e}); check the credentials, or pass --anon for a public bucket"
+            )
+        }
+        E::Unauthenticated { .. } => {
+            format!("not authenticated ({e}); set the cloud's credential environment variables, or pass --anon")
+        }
+        _ => e.to_string(),
+    };
+    IoError::Remote {
+        url: url.to_string(),
+        reason,
+    }
+}
+
+async fn get_range(
+    store: &dyn ObjectStore,
+    path: &StorePath,
+    start: u64,
+    end: u64,
+) -> Result<(Bytes, object_store::ObjectMeta), Failure> {
+    let r = store
+        .get_opts(
+            path,
+            GetOptions {
+                range: Some(GetRange::Bounded(start..end)),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(classify)?;
+    let meta = r.meta.clone();
+    let data = r.bytes().await.map_err(classify)?;
+    // The body must hold the whole range (up to the object's end): a short body is a cut transfer.
+    let want = end.min(meta.size).saturating_sub(start);
+    if data.len() as u64 != want {
+        return Err(Failure::Transient(format!(
+            "body holds {} of {want} bytes",
+            data.len()
+        )));
+    }
+    Ok((data, meta))
+}
+
+fn meta_of(m: &object_store::ObjectMeta) -> ObjectMeta {
+    ObjectMeta {
+        size: m.size,
+        etag: m.e_tag.clone(),
+        mtime: Some(rfc3339(m.last_modified.into())),
+    }
+}
+
+/// One object in a store, read by ranged GETs.
+pub struct ObjectReader {
+    url: String,
+    store: Arc<dyn ObjectStore>,
+    path: StorePath,
+    meta: ObjectMeta,
+    opts: IoOptions,
+    /// The bytes of the speculative first read made at open, served without new requests.
+    head: Bytes,
+    counters: Counters,
+}
+
+impl ObjectReader {
+    /// Opens by URL: one ranged GET of the first `opts.cache.first_read` bytes (size and identity
+    /// come with it), or `known` metadata from a listing and no request at all.
+    pub fn open(url: &str, known: Option<ObjectMeta>, opts: &IoOptions) -> Result<Self, IoError> {
+        let loc = parse(url)?;
+        let canonical = loc.canonical();
+        let store = store_for(&loc, opts, url)?;
+        let path = store_path(&loc, url)?;
+        let counters = Counters::default();
+        let (meta, head) = match known {
+            Some(m) => (m, Bytes::new()),
+            None => {
+                let first = opts.cache.first_read.max(1);
+                let res = block_on(with_retries(opts, &counters, &canonical, "GET", || {
+                    get_range(store.as_ref(), &path, 0, first)
+                }));
+                match res {
+                    Ok((data, m)) => (meta_of(&m), data),
+                    Err(e) => {
+                        // An empty object has no byte 0 to range over: ask for its metadata.
+                        let head =
+                            block_on(with_retries(opts, &counters, &canonical, "HEAD", || {
+                                let (s, p) = (store.clone(), path.clone());
+                                async move { s.head(&p).await.map_err(classify) }
+                            }));
+                        match head {
+                            Ok(m) if m.size == 0 => (meta_of(&m), Bytes::new()),
+                            _ => return Err(e),
+                        }
+                    }
+                }
+            }
+        };
+        counters
+            .bytes
+            .fetch_add(head.len() as u64, Ordering::Relaxed);
+        Ok(ObjectReader {
+            url: canonical,
+            store,
+            path,
+            meta,
+            opts: opts.clone(),
+            head,
+            counters,
+        })
+    }
+
+    /// Failed attempts that were retried so far.
+    pub fn retried(&self) -> u64 {
+        self.counters.retried.load(Ordering::Relaxed)
+    }
+}
+
+impl RangeRead for ObjectReader {
+    fn url(&self) -> &str {
+        &self.url
+    }
+    fn meta(&self) -> &ObjectMeta {
+        &self.meta
+    }
+    fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, IoError> {
+        Ok(self.read_many(&[(offset, len)])?.pop().unwrap_or_default())
+    }
+    fn read_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
+        for &(o, l) in ranges {
+            check_range(&self.url, self.meta.size, o, l)?;
+        }
+        let mut out: Vec<Option<Vec<u8>>> = vec![None; ranges.len()];
+        // Ranges outside the prefetched head, sorted, then merged across small gaps.
+        let mut todo: Vec<(u64, u64, usize)> = Vec::new();
+        for (i, &(o, l)) in ranges.iter().enumerate() {
+            if l == 0 {
+                out[i] = Some(Vec::new());
+            } else if o + l <= self.head.len() as u64 {
+                out[i] = Some(self.head[o as usize..(o + l) as usize].to_vec());
+            } else {
+                todo.push((o, o + l, i));
+            }
+        }
+        todo.sort_unstable();
+        let mut groups: Vec<(u64, u64, Vec<usize>)> = Vec::new();
+        for (s, e, i) in todo {
+            match groups.last_mut() {
+                Some((_, ge, members)) if s <= ge.saturating_add(self.opts.coalesce_gap) => {
+                    *ge = (*ge).max(e);
+                    members.push(i);
+                }
+                _ => groups.push((s, e, vec![i])),
+            }
+        }
+        let fetched: Vec<(usize, Bytes)> = block_on(async {
+            futures::stream::iter(groups.iter().enumerate())
+                .map(|(g, &(s, e, _))| async move {
+                    let (data, _) =
+                        with_retries(&self.opts, &self.counters, &self.url, "GET", || {
+                            get_range(self.store.as_ref(), &self.path, s, e)
+                        })
+                        .await?;
+                    Ok::<_, IoError>((g, data))
+                })
+                .buffer_unordered(self.opts.concurrency.max(1))
+                .try_collect()
+                .await
+        })?;
+        for (g, data) in fetched {
+            self.counters
+                .bytes
+                .fetch_add(data.len() as u64, Ordering::Relaxed);
+            let (gs, _, members) = &groups[g];
+            for &i in members {
+                let (o, l) = ranges[i];
+                let lo = (o - gs) as usize;
+                out[i] = Some(data[lo..lo + l as usize].to_vec());
+            }
+        }
+        Ok(out.into_iter().map(Option::unwrap_or_default).collect())
+    }
+    fn stats(&self) -> Stats {
+        Stats {
+            requests: self.counters.requests.load(Ordering::Relaxed),
+            bytes: self.counters.bytes.load(Ordering::Relaxed),
+            retried: self.counters.retried.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// The literal key prefix of a glob pattern (up to the last `/` before the first wildcard), or
+/// `None` when the key has no wildcard.
+fn glob_prefix(key: &str) -> Option<&str> {
+    let first = key.find(['*', '?', '['])?;
+    Some(key[..first].rfind('/').map_or("", |i| &key[..i]))
+}
+
+/// Lists the objects matching a URL with a glob pattern in its key (`s3://b/data/*/tas_*.nc`;
+/// `*` stays within one `/` segment, `**` crosses them), sorted by key. A URL without a wildcard
+/// lists the single object (or nothing). HTTP(S) cannot be listed.
+pub fn list(pattern_url: &str, opts: &IoOptions) -> Result<Vec<Listed>, IoError> {
+    let loc = parse(pattern_url)?;
+    if loc.scheme == Scheme::Http {
+        return Err(bad_url(
+            pattern_url,
+            "HTTP(S) servers cannot be listed; give each file's URL",
+        ));
+    }
+    let store = store_for(&loc, opts, pattern_url)?;
+    let (prefix, pattern) = match glob_prefix(&loc.key) {
+        Some(p) => (
+            p.to_string(),
+            Some(
+                glob::Pattern::new(&loc.key)
+                    .map_err(|e| bad_url(pattern_url, &format!("bad pattern: {e}")))?,
+            ),
+        ),
+        None => (loc.key.clone(), None),
+    };
+    let prefix_path =
+        StorePath::parse(&prefix).map_err(|e| bad_url(pattern_url, &e.to_string()))?;
+    let glob_opts = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: false,
+    };
+    let counters = Counters::default();
+    let metas: Vec<object_store::ObjectMeta> =
+        block_on(with_retries(opts, &counters, pattern_url, "LIST", || {
+            let (s, p) = (store.clone(), prefix_path.clone());
+            async move {
+                let prefix = (!p.as_ref().is_empty()).then_some(&p);
+                s.list(prefix).try_collect().await.map_err(classify)
+            }
+        }))?;
+    let mut out: Vec<Listed> = metas
+        .iter()
+        .filter(|m| {
+            let key = m.location.as_ref();
+            match &pattern {
+                Some(p) => p.matches_with(key, glob_opts),
+                None => key == loc.key,
+            }
+        })
+        .map(|m| Listed {
+            url: format!("{}/{}", loc.root, m.location.as_ref()),
+            meta: meta_of(m),
+        })
+        .collect();
+    out.sort_by(|a, b| a.url.cmp(&b.url));
+    Ok(out)
+}
+
+/// Reads a whole object (layout files), with retries.
+pub fn get_all(url: &str, opts: &IoOptions) -> Result<Vec<u8>, IoError> {
+    let loc = parse(url)?;
+    let store = store_for(&loc, opts, url)?;
+    let path = store_path(&loc, url)?;
+    let counters = Counters::default();
+    let data = block_on(with_retries(opts, &counters, url, "GET", || {
+        let (s, p) = (store.clone(), path.clone());
+        async move {
+            let r = s.get(&p).await.map_err(classify)?;
+            let want = r.meta.size;
+            let data = r.bytes().await.map_err(classify)?;
+            if data.len() as u64 != want {
+                return Err(Failure::Transient(format!(
+                    "body holds {} of {want} bytes",
+                    data.len()
+                )));
+            }
+            Ok(data)
+        }
+    }))?;
+    Ok(data.to_vec())
+}
+
+/// Writes a whole object in one PUT (atomic on every supported store), with retries.
+pub fn put_all(url: &str, data: Vec<u8>, opts: &IoOptions) -> Result<(), IoError> {
+    let loc = parse(url)?;
+    let store = store_for(&loc, opts, url)?;
+    let path = store_path(&loc, url)?;
+    let payload = PutPayload::from(Bytes::from(data));
+    let counters = Counters::default();
+    block_on(with_retries(opts, &counters, url, "PUT", || {
+        let (s, p, b) = (store.clone(), path.clone(), payload.clone());
+        async move { s.put(&p, b).await.map(|_| ()).map_err(classify) }
+    }))
+}
+
+/// Size and identity of an object (a HEAD request), e.g. to check a source is unchanged.
+pub fn head(url: &str, opts: &IoOptions) -> Result<ObjectMeta, IoError> {
+    let loc = parse(url)?;
+    let store = store_for(&loc, opts, url)?;
+    let path = store_path(&loc, url)?;
+    let counters = Counters::default();
+    let m = block_on(with_retries(opts, &counters, url, "HEAD", || {
+        let (s, p) = (store.clone(), path.clone());
+        async move { s.head(&p).await.map_err(classify) }
+    }))?;
+    Ok(meta_of(&m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_canonical_and_credential_free() {
+        assert_eq!(
+            canonical_url("s3://bkt/a/b c.nc").unwrap(),
+            "s3://bkt/a/b c.nc"
+        );
+        assert_eq!(canonical_url("gcs://bkt/x.nc").unwrap(), "gs://bkt/x.nc");
+        assert_eq!(
+            canonical_url("https://example.org:8443/d/x.nc").unwrap(),
+            "https://example.org:8443/d/x.nc"
+        );
+        assert!(canonical_url("s3://bkt/x.nc?X-Amz-Signature=1").is_err());
+        assert!(canonical_url("https://u:p@example.org/x.nc").is_err());
+        assert!(canonical_url("ftp://example.org/x.nc").is_err());
+        assert!(canonical_url("/tmp/x.nc").unwrap().starts_with("file:///"));
+    }
+
+    #[test]
+    fn glob_prefixes() {
+        assert_eq!(glob_prefix("data/2000/*.nc"), Some("data/2000"));
+        assert_eq!(glob_prefix("*.nc"), Some(""));
+        assert_eq!(glob_prefix("data/y*/a.nc"), Some("data"));
+        assert_eq!(glob_prefix("data/a.nc"), None);
+    }
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let o = IoOptions::default();
+        for a in 0..30 {
+            let b = backoff(&o, a);
+            assert!(b <= o.backoff_max, "{a}: {b:?}");
+        }
+        assert!(backoff(&o, 0) <= o.backoff_base);
+    }
+}
