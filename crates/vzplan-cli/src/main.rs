@@ -126,6 +126,19 @@ struct Common {
     /// Only this variable (repeatable); its dimensions' coordinates come along.
     #[arg(long = "var")]
     vars: Vec<String>,
+    /// Place the files side by side in 2-D (a mosaic) by their georeferencing (GeoTIFF
+    /// transform, or regular x/y or lon/lat coordinate variables).
+    #[arg(long, conflicts_with_all = ["concat_dim", "stack_dim"])]
+    mosaic: bool,
+    /// Place the mosaic's files explicitly: a file of lines `PATH ROW COL` (offsets in pixels;
+    /// PATH relative to the layout file, absolute, or a bare file name; `#` comments), or a
+    /// JSON list of {"path", "row", "col"}. Implies --mosaic.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["concat_dim", "stack_dim"])]
+    mosaic_layout: Option<PathBuf>,
+    /// Also write the plan as one self-contained HTML page (inline SVG): the cuts along each
+    /// axis, a mosaic's tiles coloured by status, the findings and the chunk grid.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -220,6 +233,12 @@ fn make_plan(c: &Common) -> Res<Plan> {
         concat_dim: c.concat_dim.clone(),
         stack_dim: c.stack_dim.clone(),
         vars: c.vars.clone(),
+        mosaic: c.mosaic,
+        mosaic_layout: c
+            .mosaic_layout
+            .as_deref()
+            .map(read_mosaic_layout)
+            .transpose()?,
     };
     if layouts.is_empty() {
         for f in &failures {
@@ -227,7 +246,32 @@ fn make_plan(c: &Common) -> Res<Plan> {
         }
         return Err("no input could be read".into());
     }
-    Ok(vzplan_plan::plan(layouts, &failures, &opts))
+    let plan = vzplan_plan::plan(layouts, &failures, &opts);
+    if let Some(h) = &c.html {
+        let page = vzplan_emit::html::page(&plan);
+        vzplan_emit::write_atomic(h, |w| std::io::Write::write_all(w, page.as_bytes()))?;
+    }
+    Ok(plan)
+}
+
+/// Reads a `--mosaic-layout` file; relative paths are resolved against its directory.
+fn read_mosaic_layout(path: &std::path::Path) -> Res<Vec<vzplan_plan::LayoutEntry>> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut entries =
+        vzplan_plan::mosaic::parse_layout(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+    for e in &mut entries {
+        let p = std::path::Path::new(&e.path);
+        let candidate = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            dir.join(p)
+        };
+        if candidate.is_file() {
+            e.path = vzplan_io::file_url(&candidate);
+        }
+    }
+    Ok(entries)
 }
 
 fn exit_for(plan: &Plan) -> u8 {

@@ -13,6 +13,7 @@
 //! ```
 //! Files are written atomically: to a temporary file in the target directory, then renamed.
 
+pub mod html;
 pub mod report;
 pub mod zarr;
 

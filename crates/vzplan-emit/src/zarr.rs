@@ -301,6 +301,20 @@ pub fn root_attrs(plan: &Plan) -> Map<String, Value> {
         "sources".into(),
         serde_json::to_value(&plan.sources).unwrap_or(Value::Null),
     );
+    // A mosaic: where each file sits (rows, columns offsets), in input order (last wins).
+    if let Some(dims) = &plan.mosaic_dims {
+        let tiles: Vec<Value> = plan
+            .mosaics
+            .first()
+            .map(|m| {
+                m.tiles
+                    .iter()
+                    .filter_map(|t| Some(json!({"source": t.source, "offset": t.offset?})))
+                    .collect()
+            })
+            .unwrap_or_default();
+        prov.insert("mosaic".into(), json!({"dims": dims, "tiles": tiles}));
+    }
     attrs.insert("vzplan".into(), Value::Object(prov));
     attrs
 }

@@ -13,8 +13,10 @@
 //! Only layouts are read here: planning never touches the source files.
 
 pub mod finding;
+pub mod mosaic;
 
 pub use finding::{display_file, Finding, FindingKind, Severity};
+pub use mosaic::{LayoutEntry, MosaicView, Rect, TileStatus, TileView};
 
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -31,6 +33,10 @@ pub struct Options {
     pub stack_dim: Option<String>,
     /// Only these variables (and the coordinate variables of their dimensions).
     pub vars: Vec<String>,
+    /// Place the files side by side in 2-D (a mosaic) by their georeferencing.
+    pub mosaic: bool,
+    /// Place the files of a mosaic at these offsets instead (implies `mosaic`).
+    pub mosaic_layout: Option<Vec<LayoutEntry>>,
 }
 
 /// A source file as the output references it (template `u{index}`).
@@ -84,12 +90,19 @@ pub struct Plan {
     /// Arrays left out, each with at least one error finding.
     pub left_out: Vec<String>,
     pub findings: Vec<Finding>,
+    /// For a mosaic: its two dimensions (rows, columns).
+    pub mosaic_dims: Option<[String; 2]>,
+    /// For a mosaic: what the HTML report draws, one view per mosaic array.
+    pub mosaics: Vec<MosaicView>,
+    /// For a mosaic: files (indexes into `sources`) that could not be placed.
+    pub unplaced: Vec<usize>,
 }
 
 impl Plan {
     /// True when something was left out (a file or an array): the CLI's exit code 3.
     pub fn incomplete(&self) -> bool {
         !self.left_out.is_empty()
+            || !self.unplaced.is_empty()
             || self
                 .findings
                 .iter()
@@ -115,6 +128,10 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
         );
     }
     if layouts.is_empty() {
+        return p;
+    }
+    if opts.mosaic || opts.mosaic_layout.is_some() {
+        mosaic::plan(layouts, opts, &mut p);
         return p;
     }
 
