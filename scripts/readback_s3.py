@@ -54,6 +54,7 @@ def open_s3_refs(refs, endpoint):
         remote_options={
             "endpoint_url": endpoint,
             "anon": False,
+            "asynchronous": True,
             "key": "testing",
             "secret": "testing",
             "client_kwargs": {"region_name": "us-east-1"},
@@ -137,16 +138,17 @@ def write_batch(directory, n):
 
 
 def write_many_chunks(path, n=10_000):
-    """One variable of n chunks: the chunk B-tree (64 entries a node) has three levels."""
+    """One variable of n uncompressed 4 KiB chunks (a 40 MB file): the chunk B-tree (64 entries a
+    node, nodes allocated between the chunks as they split) has three levels."""
     with netCDF4.Dataset(path, "w", format="NETCDF4") as ds:
         ds.createDimension("time", None)
-        ds.createDimension("y", 8)
-        ds.createDimension("x", 8)
+        ds.createDimension("y", 32)
+        ds.createDimension("x", 32)
         t = ds.createVariable("time", "f8", ("time",))
         t.units = "hours since 2000-01-01"
         t[:] = np.arange(n)
-        v = ds.createVariable("v", "f4", ("time", "y", "x"), chunksizes=(1, 8, 8), zlib=True, complevel=1)
-        v[:] = (np.arange(n * 64) % 1000).reshape(n, 8, 8).astype("f4")
+        v = ds.createVariable("v", "f4", ("time", "y", "x"), chunksizes=(1, 32, 32))
+        v[:] = (np.arange(n * 1024) % 1000).reshape(n, 32, 32).astype("f4")
 
 
 def main():

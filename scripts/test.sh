@@ -16,3 +16,5 @@ cargo test --workspace --quiet 2>&1 | tee target/cargo-test.log
 echo "== read-back conformance"
 cargo build --quiet -p vzplan-cli
 .venv/bin/python scripts/readback.py --vzplan target/debug/vzplan
+echo "== object storage: moto S3 on 127.0.0.1, batch through injected faults, read-back over s3"
+.venv/bin/python scripts/readback_s3.py --vzplan target/debug/vzplan
