@@ -37,6 +37,22 @@ impl<'a> Ctx<'a> {
         }
         Ok(self.r.read_at(abs, len.min(size - abs))?)
     }
+    /// [`Ctx::read_upto`] for several structures at once, in one batch: on object storage the
+    /// reads go out concurrently (and coalesced), so a whole B-tree level costs one round trip.
+    pub fn read_many_upto(&self, reqs: &[(u64, u64)]) -> Result<Vec<Vec<u8>>> {
+        let size = self.r.size();
+        let mut ranges = Vec::with_capacity(reqs.len());
+        for &(addr, len) in reqs {
+            let abs = self.base.saturating_add(addr);
+            if abs >= size {
+                return Err(Error::malformed(format!(
+                    "address {addr:#x} is past the end of the file ({size} bytes)"
+                )));
+            }
+            ranges.push((abs, len.min(size - abs)));
+        }
+        Ok(self.r.read_many(&ranges)?)
+    }
     /// The "undefined address" (all bits set in Size of Offsets bytes).
     pub fn undef(&self) -> u64 {
         if self.so >= 8 {

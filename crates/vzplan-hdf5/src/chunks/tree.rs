@@ -27,18 +27,49 @@ struct V1<'c, 'a> {
 }
 
 impl V1<'_, '_> {
-    fn node(&mut self, addr: u64, want_level: Option<u8>) -> Result<()> {
-        if !self.visited.insert(addr) {
-            return Err(Error::malformed(format!(
-                "v1 B-tree: node {addr:#x} reached twice (cycle)"
-            )));
+    /// Reads one level of the tree: every node of it in one batch, then the next level.
+    fn level(&mut self, addrs: Vec<u64>, want_level: Option<u8>) -> Result<()> {
+        if addrs.is_empty() {
+            return Ok(());
+        }
+        for &addr in &addrs {
+            if !self.visited.insert(addr) {
+                return Err(Error::malformed(format!(
+                    "v1 B-tree: node {addr:#x} reached twice (cycle)"
+                )));
+            }
         }
         let so = self.ctx.so as u64;
         let head = 8 + 2 * so;
         let entry = self.key_len + so;
-        let mut buf = self
-            .ctx
-            .read_upto(addr, head + DEFAULT_ENTRIES * entry + self.key_len)?;
+        let guess = head + DEFAULT_ENTRIES * entry + self.key_len;
+        let reqs: Vec<(u64, u64)> = addrs.iter().map(|&a| (a, guess)).collect();
+        let bufs = self.ctx.read_many_upto(&reqs)?;
+        let mut next = Vec::new();
+        let mut next_level = None;
+        for (&addr, buf) in addrs.iter().zip(bufs) {
+            let (level, children) = self.node(addr, buf, want_level, head, entry)?;
+            if level > 0 {
+                next_level = Some(level - 1);
+                next.extend(children);
+            }
+        }
+        match next_level {
+            Some(l) => self.level(next, Some(l)),
+            None => Ok(()),
+        }
+    }
+
+    /// Parses one node (re-reading it whole if the speculative read was short); returns its
+    /// level and, for an internal node, its children.
+    fn node(
+        &mut self,
+        addr: u64,
+        mut buf: Vec<u8>,
+        want_level: Option<u8>,
+        head: u64,
+        entry: u64,
+    ) -> Result<(u8, Vec<u64>)> {
         let mut c = self.ctx.cur(&buf);
         c.sig(b"TREE")?;
         let (ntype, level, used) = (c.u8()?, c.u8()?, u64::from(c.u16()?));
@@ -92,10 +123,7 @@ impl V1<'_, '_> {
                 children.push(child);
             }
         }
-        for child in children {
-            self.node(child, Some(level - 1))?;
-        }
-        Ok(())
+        Ok((level, children))
     }
 }
 
@@ -112,7 +140,7 @@ pub fn btree1_chunks(ctx: &Ctx, addr: u64, geo: &Geometry) -> Result<Vec<RawChun
         visited: HashSet::new(),
         out: Vec::new(),
     };
-    w.node(addr, None)?;
+    w.level(vec![addr], None)?;
     let out = std::mem::take(&mut w.out);
     finish(ctx, geo, out)
 }
