@@ -18,3 +18,7 @@ cargo build --quiet -p vzplan-cli
 .venv/bin/python scripts/readback.py --vzplan target/debug/vzplan
 echo "== object storage: moto S3 on 127.0.0.1, batch through injected faults, read-back over s3"
 .venv/bin/python scripts/readback_s3.py --vzplan target/debug/vzplan
+echo "== mosaics: read-back of the mosaic cases, HTML report in headless chromium"
+.venv/bin/python scripts/readback.py --vzplan target/debug/vzplan --cases testdata/mosaic/cases.json
+bash scripts/setup-chromium.sh
+.venv/bin/python scripts/html_check.py --vzplan target/debug/vzplan

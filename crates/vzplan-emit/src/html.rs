@@ -240,9 +240,9 @@ fn findings(s: &mut String, plan: &Plan, array: Option<&str>) {
 
 fn grid_block(s: &mut String, a: &ArrayPlan) {
     let grid = serde_json::to_string(&chunk_grid(a)).unwrap_or_default();
-    let _ = write!(
+    let _ = writeln!(
         s,
-        "<p>chunk grid of <b>{}</b> ({}), shape {:?}: {}</p><pre data-chunk-grid=\"{}\">{}</pre>\n",
+        "<p>chunk grid of <b>{}</b> ({}), shape {:?}: {}</p><pre data-chunk-grid=\"{}\">{}</pre>",
         esc(&a.path),
         esc(&a.dims.join(", ")),
         a.shape,

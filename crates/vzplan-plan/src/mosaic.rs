@@ -25,6 +25,9 @@
 //! Each chunk of the output maps to exactly one block of one tile (or a row range of a splittable
 //! block); nothing approximate is planned: an array with an error finding is left out.
 
+// Loops over the two mosaic axes index several per-axis arrays at once.
+#![allow(clippy::needless_range_loop)]
+
 use super::{
     base_plan, check_masks, display_file, inline_coord, single, strip_url_prefix, validate,
     ArrayPlan, Finding, FindingKind, Options, Plan, PlannedChunk, Severity, SourceRef,
@@ -426,7 +429,7 @@ impl Tile<'_> {
     fn padded(&self, m: usize) -> bool {
         self.a.chunks.edges == EdgeStorage::Padded
             && self.ax[m].b > 0
-            && self.ax[m].n % self.ax[m].b != 0
+            && !self.ax[m].n.is_multiple_of(self.ax[m].b)
     }
     /// Whether any kept block has index `k` along axis `m`.
     fn kept_along(&self, m: usize, k: u64) -> bool {
@@ -863,7 +866,7 @@ fn mosaic_array(
             for m in 0..2 {
                 let ax = ti.ax[m];
                 for &pos in &[lo[m], hi[m]] {
-                    if pos != ax.o && pos != ax.end() && (pos - ax.o) % ax.b != 0 {
+                    if pos != ax.o && pos != ax.end() && !(pos - ax.o).is_multiple_of(ax.b) {
                         inside = Some((m, pos, (pos - ax.o) / ax.b));
                     }
                 }
@@ -1513,3 +1516,6 @@ fn suggest_rewrite(
         .fix(cmds.join("; ")),
     );
 }
+
+#[cfg(test)]
+mod tests;
