@@ -7,6 +7,10 @@
 //! where metadata usually lives, and coalescing of batched reads ([`RangeRead::read_many`]), which is
 //! what keeps a netCDF-4 file at a handful of requests on object storage.
 //!
+//! Backends: [`LocalFile`] (`pread`), [`ObjectReader`] (S3, GCS, Azure, HTTP through `object_store`,
+//! with retries, timeouts and request counting; see [`remote`]) and [`MemObject`]. [`open`] picks
+//! one from a path or URL and puts the cache of [`IoOptions::cache`] in front of it.
+//!
 //! Every read is checked against the object's size before anything is allocated, so a parser that
 //! follows a corrupt length gets [`IoError::PastEnd`] instead of a huge allocation.
 
