@@ -134,9 +134,6 @@ def check_case(vzplan, base, case, workdir):
     mosaic = json.loads(refs["zarr.json"])["attributes"]["vzplan"].get("mosaic")
     if mosaic is not None:
         return errors + check_mosaic(group, report, sources, mosaic)
-    mosaic = json.loads(refs["zarr.json"])["attributes"]["vzplan"].get("mosaic")
-    if mosaic is not None:
-        return errors + check_mosaic(group, report, sources, mosaic)
     for a in report["arrays"]:
         name = a["path"]
         arr = group[name]
@@ -159,51 +156,6 @@ def check_case(vzplan, base, case, workdir):
             coords = arr.attrs.get("coords:coordinates", {})
             if concat not in coords:
                 errors.append(f"{name}: no coords:coordinates entry for {concat}")
-    return errors
-
-
-def check_mosaic(group, report, sources, mosaic):
-    """Mosaic branch: the expected array is every tile placed at its offset, in input order (the
-    last file wins where tiles overlap), and the fill value where no tile is; 1-D coordinates
-    along a mosaic axis are compared where a tile covers them."""
-    errors = []
-    rows, cols = mosaic["dims"]
-    for a in report["arrays"]:
-        name, dims = a["path"], a["dimension_names"]
-        arr = group[name]
-        got = np.asarray(arr[...])
-        axes = [dims.index(d) if d in dims else None for d in (rows, cols)]
-        if axes == [None, None]:
-            want = np.asarray(source_values(sources[0], name))
-            d = same(got, want)
-            if d:
-                errors.append(f"{name}: {d}")
-            continue
-        want = None
-        covered = np.zeros(got.shape, dtype=bool)
-        for t in mosaic["tiles"]:
-            vals = np.asarray(source_values(sources[t["source"]], name))
-            if want is None:
-                want = np.full(got.shape, arr.fill_value, dtype=vals.dtype)
-            idx = [slice(None)] * got.ndim
-            for m, ax in enumerate(axes):
-                if ax is not None:
-                    idx[ax] = slice(t["offset"][m], t["offset"][m] + vals.shape[ax])
-            want[tuple(idx)] = vals
-            covered[tuple(idx)] = True
-        if got.ndim == 1:
-            d = same(got[covered], want[covered])
-        else:
-            d = same(got, want)
-            if d is None and not covered.all() and not np.all((got[~covered] == arr.fill_value) |
-                                                               (np.isnan(got[~covered]) if got.dtype.kind == "f" else False)):
-                d = "gap cells do not read as the fill value"
-        if d:
-            errors.append(f"{name}: {d}")
-        if got.ndim >= 2 and "spatial:transform" in arr.attrs:
-            coords = arr.attrs.get("coords:coordinates", {})
-            if coords.get(rows, {}).get("convention") != "spatial":
-                errors.append(f"{name}: no spatial coordinate reference for {rows}")
     return errors
 
 

@@ -48,12 +48,6 @@ pub enum FindingKind {
     OverlapResolved,
     /// Mosaic: which files to rewrite, with which block size, to make the rest fit.
     RewriteSuggestion,
-    /// Mosaic: a global cut falls inside a block of a tile (staggered tiles).
-    StaggeredCut,
-    /// Mosaic: an overlap settled by dropping whole blocks of the earlier file (last file wins).
-    OverlapResolved,
-    /// Mosaic: which files to rewrite, with which block size, to make the rest fit.
-    RewriteSuggestion,
 }
 
 /// One finding.

@@ -17,7 +17,6 @@ pub mod mosaic;
 
 pub use finding::{display_file, Finding, FindingKind, Severity};
 pub use mosaic::{LayoutEntry, MosaicView, Rect, TileStatus, TileView};
-pub use mosaic::{LayoutEntry, MosaicView, Rect, TileStatus, TileView};
 
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
