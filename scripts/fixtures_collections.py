@@ -32,7 +32,7 @@ def field(n, ny, nx, seed):
 
 
 def write_daily(path, t0, n, ny, nx, chunk_t, *, zlib=True, unlimited=True, lat_chunk=None,
-                seed=0, with_max=False, units="days since 2000-01-01"):
+                seed=0, with_max=False, units="days since 2000-01-01", fletcher32=False):
     with netCDF4.Dataset(path, "w", format="NETCDF4") as ds:
         ds.title = "vzplan test collection"
         ds.Conventions = "CF-1.8"
@@ -52,7 +52,8 @@ def write_daily(path, t0, n, ny, nx, chunk_t, *, zlib=True, unlimited=True, lat_
         lon.standard_name = "longitude"
         chunks = (chunk_t, lat_chunk or ny, nx)
         tas = ds.createVariable("tas", "f4", ("time", "lat", "lon"), zlib=zlib, shuffle=zlib,
-                                complevel=4, chunksizes=chunks, fill_value=np.float32(1e20))
+                                complevel=4, chunksizes=chunks, fill_value=np.float32(1e20),
+                                fletcher32=fletcher32)
         tas.units = "K"
         tas.standard_name = "air_temperature"
         tas.long_name = "Near-Surface Air Temperature"
@@ -123,6 +124,12 @@ def main():
     d.mkdir()
     for i in range(3):
         write_daily(d / f"tas_part_{i + 1}.nc", 100 * i, 100, 3, 4, 30, seed=i)
+
+    # The same with Fletcher-32 checksums (shuffle + deflate + fletcher32), for --patch.
+    d = ROOT / "padded_fletcher"
+    d.mkdir()
+    for i in range(2):
+        write_daily(d / f"tas_part_{i + 1}.nc", 50 * i, 50, 2, 3, 20, seed=i, fletcher32=True)
 
     # The same, uncompressed: the padded chunks are rescued as byte prefixes.
     d = ROOT / "padded_raw"

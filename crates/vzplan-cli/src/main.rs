@@ -139,6 +139,10 @@ struct Common {
     /// axis, a mosaic's tiles coloured by status, the findings and the chunk grid.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// Repair what cannot be referenced as stored (a padded compressed chunk in the middle, chunks
+    /// stored with filters skipped): read those chunks, cut and re-encode them, write them inline.
+    #[arg(long)]
+    patch: bool,
 }
 
 fn main() -> ExitCode {
@@ -239,6 +243,7 @@ fn make_plan(c: &Common) -> Res<Plan> {
             .as_deref()
             .map(read_mosaic_layout)
             .transpose()?,
+        patch: c.patch,
     };
     if layouts.is_empty() {
         for f in &failures {
@@ -303,7 +308,15 @@ fn run(cli: Cli) -> Res<u8> {
             no_zarr_json,
             json,
         } => {
-            let plan = make_plan(&common)?;
+            let mut plan = make_plan(&common)?;
+            if common.patch {
+                // The one read of source data outside scanning: only the chunks being patched.
+                let io = common.scan.io.options();
+                let (n, bytes) = vzplan_patch::apply(&mut plan, &|url| vzplan_io::open(url, &io));
+                if n > 0 {
+                    eprintln!("patched {n} chunk(s): {bytes} bytes written inline");
+                }
+            }
             if plan.arrays.is_empty() {
                 eprint!("{}", vzplan_emit::report::text(&plan));
                 return Err("nothing could be built; no output written".into());

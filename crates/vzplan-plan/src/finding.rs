@@ -40,6 +40,10 @@ pub enum FindingKind {
     NonMonotonic,
     /// A gap in the coordinate values between two files (the output is still exact).
     Gap,
+    /// A chunk that cannot be referenced as stored, re-encoded inline (`--patch`).
+    Patched,
+    /// A file's time coordinate was converted to the first file's units (exact; inline values).
+    Rebased,
     /// The combined grid breaks a rule of the rectilinear grid (should not happen).
     InvalidGrid,
     /// Mosaic: a global cut falls inside a block of a tile (staggered tiles).

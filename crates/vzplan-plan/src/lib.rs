@@ -12,6 +12,7 @@
 //! An array with an error finding is left out of the plan; nothing approximate is ever planned.
 //! Only layouts are read here: planning never touches the source files.
 
+pub mod cftime;
 pub mod finding;
 pub mod mosaic;
 
@@ -37,6 +38,9 @@ pub struct Options {
     pub mosaic: bool,
     /// Place the files of a mosaic at these offsets instead (implies `mosaic`).
     pub mosaic_layout: Option<Vec<LayoutEntry>>,
+    /// Repair instead of refusing: chunks stored padded in the middle, or with filters skipped,
+    /// are planned as [`Patch`]es (materialised inline by `vzplan-patch`).
+    pub patch: bool,
 }
 
 /// A source file as the output references it (template `u{index}`).
@@ -76,6 +80,22 @@ pub struct ArrayPlan {
     pub files: usize,
     /// Coordinate values (decoded, dtype byte order) when the array is a coordinate written inline.
     pub values: Option<Vec<u8>>,
+    /// Chunks to materialise inline (`--patch`) before the plan is written.
+    pub patches: Vec<Patch>,
+}
+
+/// A chunk that cannot be referenced as it is stored: read it, decode it, keep its leading
+/// `keep` sub-block, re-encode it with the array's codecs, and write it inline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Patch {
+    /// Index into [`ArrayPlan::chunks`]; that chunk's data is the stored byte range.
+    pub chunk: usize,
+    /// Filters skipped when the block was stored (bit i = codec i).
+    pub skipped: u32,
+    /// The block's shape as stored (decoded).
+    pub stored: Vec<u64>,
+    /// The leading sub-block to keep (equal to `stored` when nothing is cut).
+    pub keep: Vec<u64>,
 }
 
 /// The result of planning: what will be written, and what will not and why.
@@ -188,6 +208,7 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
             concat.as_deref(),
             opts.stack_dim.as_deref(),
             coord_ok,
+            opts.patch,
             &mut findings,
         );
         let failed = findings.iter().any(|f| f.severity == Severity::Error);
@@ -268,10 +289,13 @@ fn order_files(
     if layouts.len() < 2 {
         return (layouts, true);
     }
-    let coords: Vec<Option<Vec<f64>>> = layouts
+    let mut coords: Vec<Option<Vec<f64>>> = layouts
         .iter()
         .map(|l| coord_of(l, dim).and_then(|a| a.values_f64()))
         .collect();
+    if coords.iter().all(|c| c.is_some()) {
+        rebase_time(&mut layouts, &mut coords, dim, findings);
+    }
     let units: Vec<Option<&Value>> = layouts
         .iter()
         .map(|l| coord_of(l, dim).and_then(|a| a.attrs.get("units")))
@@ -391,6 +415,81 @@ fn order_files(
     let mut slots: Vec<Option<SourceLayout>> = layouts.drain(..).map(Some).collect();
     let ordered = order.iter().filter_map(|&i| slots[i].take()).collect();
     (ordered, ok)
+}
+
+/// When files count time from different reference dates (`days since 2001-01-01` vs
+/// `days since 2000-01-01`) in one calendar, rewrites every file's coordinate values (which are
+/// written inline) into the first file's units. Leaves everything as it was when any file's units
+/// or values cannot be converted exactly (the units check that follows then reports it).
+fn rebase_time(
+    layouts: &mut [SourceLayout],
+    coords: &mut [Option<Vec<f64>>],
+    dim: &str,
+    findings: &mut Vec<Finding>,
+) {
+    let attr = |l: &SourceLayout, k: &str| -> Option<String> {
+        coord_of(l, dim)
+            .and_then(|a| a.attrs.get(k))
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
+    let Some(u0) = attr(&layouts[0], "units") else {
+        return;
+    };
+    let cal0 = attr(&layouts[0], "calendar");
+    if layouts
+        .iter()
+        .all(|l| attr(l, "units").as_deref() == Some(&u0))
+    {
+        return;
+    }
+    let Some(to) = cftime::parse(&u0, cal0.as_deref()) else {
+        return;
+    };
+    let mut converted = Vec::with_capacity(layouts.len());
+    for (l, c) in layouts.iter().zip(coords.iter()) {
+        let (Some(u), Some(vals)) = (attr(l, "units"), c.as_ref()) else {
+            return;
+        };
+        if attr(l, "calendar") != cal0 {
+            return;
+        }
+        let Some(from) = cftime::parse(&u, cal0.as_deref()) else {
+            return;
+        };
+        let Some(v) = cftime::convert(vals, from, to) else {
+            return;
+        };
+        let Some(dtype) = coord_of(l, dim).map(|a| a.dtype) else {
+            return;
+        };
+        let mut bytes = Vec::with_capacity(v.len() * dtype.size);
+        for x in &v {
+            match dtype.encode_f64(*x) {
+                Some(b) => bytes.extend(b),
+                None => return,
+            }
+        }
+        converted.push((u, v, bytes));
+    }
+    for ((l, c), (u, v, bytes)) in layouts.iter_mut().zip(coords.iter_mut()).zip(converted) {
+        if u != u0 {
+            findings.push(
+                Finding::new(
+                    FindingKind::Rebased,
+                    Severity::Info,
+                    format!("'{dim}' converted from \"{u}\" to the first file's \"{u0}\""),
+                )
+                .file(&l.url)
+                .array(dim),
+            );
+        }
+        if let Some(a) = l.arrays.iter_mut().find(|a| a.path == dim) {
+            a.values = Some(bytes);
+            a.attrs.insert("units".into(), Value::String(u0.clone()));
+        }
+        *c = Some(v);
+    }
 }
 
 /// The arrays to plan: all, or the selected ones plus their dimensions' coordinate variables.
@@ -545,6 +644,7 @@ fn plan_array(
     concat: Option<&str>,
     stack: Option<&str>,
     coord_ok: bool,
+    patch: bool,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {
     // Unsupported anywhere → left out, naming every file.
@@ -583,7 +683,7 @@ fn plan_array(
                 );
             }
         }
-        return single(path, i0, &layouts[i0].url, a0, findings);
+        return single_or_patch(path, i0, &layouts[i0].url, a0, patch, findings);
     }
 
     if present.len() < layouts.len() {
@@ -620,7 +720,14 @@ fn plan_array(
         return None;
     }
     if stack.is_some() {
-        return stacked(path, stack.unwrap_or("stack"), &present, layouts, findings);
+        return stacked(
+            path,
+            stack.unwrap_or("stack"),
+            &present,
+            layouts,
+            patch,
+            findings,
+        );
     }
     let k = k?;
     if !coord_ok {
@@ -636,17 +743,45 @@ fn plan_array(
         );
         return None;
     }
-    concatenated(path, k, &present, layouts, findings)
+    concatenated(path, k, &present, layouts, patch, findings)
 }
 
 /// Checks masks and returns the entry list's problems as findings.
 fn check_masks(path: &str, url: &str, a: &ArrayLayout, findings: &mut Vec<Finding>) -> bool {
+    check_masks_or_patch(path, url, a, false, findings)
+}
+
+/// As [`check_masks`]; with `patch`, blocks with filters skipped are accepted (and patched).
+fn check_masks_or_patch(
+    path: &str,
+    url: &str,
+    a: &ArrayLayout,
+    patch: bool,
+    findings: &mut Vec<Finding>,
+) -> bool {
     let bad: Vec<&vzplan_core::ChunkEntry> = a
         .chunks
         .entries
         .iter()
         .filter(|e| e.filter_mask != 0)
         .collect();
+    if let (Some(e), true) = (bad.first(), patch) {
+        findings.push(
+            Finding::new(
+                FindingKind::Patched,
+                Severity::Info,
+                format!(
+                    "{} chunk(s) stored with filters skipped (mask {:#x}): re-encoded inline",
+                    bad.len(),
+                    e.filter_mask
+                ),
+            )
+            .file(url)
+            .array(path)
+            .at(format!("chunk {:?}", e.index)),
+        );
+        return true;
+    }
     if let Some(e) = bad.first() {
         findings.push(
             Finding::error(
@@ -660,11 +795,36 @@ fn check_masks(path: &str, url: &str, a: &ArrayLayout, findings: &mut Vec<Findin
             .file(url)
             .array(path)
             .at(format!("chunk {:?}", e.index))
-            .fix(format!("rewrite the dataset, e.g. `h5repack -l {path}:CHUNK=… in.h5 out.h5`")),
+            .fix(format!("pass --patch to re-encode them inline, or rewrite the dataset, e.g. `h5repack -l {path}:CHUNK=… in.h5 out.h5`")),
         );
         return false;
     }
     true
+}
+
+/// Plans one stored block as a chunk; a block stored with filters skipped, or one of which only
+/// the leading `keep` sub-block belongs to the grid, becomes a [`Patch`] too.
+fn push_block(
+    p: &mut ArrayPlan,
+    key: Vec<u64>,
+    source: usize,
+    e: &vzplan_core::ChunkEntry,
+    block: &[u64],
+    keep: Vec<u64>,
+) {
+    if e.filter_mask != 0 || keep != block {
+        p.patches.push(Patch {
+            chunk: p.chunks.len(),
+            skipped: e.filter_mask,
+            stored: block.to_vec(),
+            keep,
+        });
+    }
+    p.chunks.push(PlannedChunk {
+        key,
+        source,
+        data: e.data.clone(),
+    });
 }
 
 fn base_plan(path: &str, a: &ArrayLayout) -> ArrayPlan {
@@ -680,6 +840,7 @@ fn base_plan(path: &str, a: &ArrayLayout) -> ArrayPlan {
         chunks: Vec::new(),
         files: 1,
         values: None,
+        patches: Vec::new(),
     }
 }
 
@@ -709,10 +870,22 @@ fn single(
     a: &ArrayLayout,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {
+    single_or_patch(path, src, url, a, false, findings)
+}
+
+/// As [`single`]; with `patch`, blocks with filters skipped become patches.
+fn single_or_patch(
+    path: &str,
+    src: usize,
+    url: &str,
+    a: &ArrayLayout,
+    patch: bool,
+    findings: &mut Vec<Finding>,
+) -> Option<ArrayPlan> {
     if let (Some(v), 1) = (&a.values, a.shape.len()) {
         return Some(inline_coord(path, a, v.clone(), a.shape[0], 1));
     }
-    if !check_masks(path, url, a, findings) {
+    if !check_masks_or_patch(path, url, a, patch, findings) {
         return None;
     }
     let mut p = base_plan(path, a);
@@ -725,17 +898,15 @@ fn single(
         }
     }
     let grid = a.chunks.grid_shape(&a.shape);
-    p.chunks = a
+    for e in a
         .chunks
         .entries
         .iter()
         .filter(|e| e.index.iter().zip(&grid).all(|(i, g)| i < g))
-        .map(|e| PlannedChunk {
-            key: e.index.clone(),
-            source: src,
-            data: e.data.clone(),
-        })
-        .collect();
+    {
+        let block = &a.chunks.block;
+        push_block(&mut p, e.index.clone(), src, e, block, block.clone());
+    }
     validate(&p, findings).then_some(p)
 }
 
@@ -745,6 +916,7 @@ fn stacked(
     dim: &str,
     present: &[(usize, &ArrayLayout)],
     layouts: &[SourceLayout],
+    patch: bool,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {
     let a0 = present[0].1;
@@ -752,7 +924,7 @@ fn stacked(
     if inline && present.iter().all(|(_, a)| a.values == a0.values) {
         // The same coordinate in every file: not stacked.
         let (src, a) = present[0];
-        return single(path, src, &layouts[src].url, a, findings);
+        return single_or_patch(path, src, &layouts[src].url, a, patch, findings);
     }
     let mut p = base_plan(path, a0);
     p.dims.insert(0, dim.to_string());
@@ -785,7 +957,7 @@ fn stacked(
         return validate(&p, findings).then_some(p);
     }
     for (f, &(src, a)) in present.iter().enumerate() {
-        if !check_masks(path, &layouts[src].url, a, findings) {
+        if !check_masks_or_patch(path, &layouts[src].url, a, patch, findings) {
             return None;
         }
         let grid = a.chunks.grid_shape(&a.shape);
@@ -797,11 +969,8 @@ fn stacked(
         {
             let mut key = vec![f as u64];
             key.extend(&e.index);
-            p.chunks.push(PlannedChunk {
-                key,
-                source: src,
-                data: e.data.clone(),
-            });
+            let block = &a.chunks.block;
+            push_block(&mut p, key, src, e, block, block.clone());
         }
     }
     validate(&p, findings).then_some(p)
@@ -813,6 +982,7 @@ fn concatenated(
     k: usize,
     present: &[(usize, &ArrayLayout)],
     layouts: &[SourceLayout],
+    patch: bool,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {
     let a0 = present[0].1;
@@ -836,7 +1006,7 @@ fn concatenated(
     let last_file = present.len() - 1;
     for (f, &(src, a)) in present.iter().enumerate() {
         let url = &layouts[src].url;
-        if !check_masks(path, url, a, findings) {
+        if !check_masks_or_patch(path, url, a, patch, findings) {
             ok = false;
             continue;
         }
@@ -861,6 +1031,34 @@ fn concatenated(
                         ChunkData::Ref { length, .. } => *length == full,
                         ChunkData::Inline(d) => d.len() as u64 == full,
                     });
+            if !rescuable && patch {
+                // Repair: decode the padded blocks, keep their first r rows, re-encode inline.
+                findings.push(
+                    Finding::new(
+                        FindingKind::Patched,
+                        Severity::Info,
+                        format!(
+                            "last chunk along {dim} holds {r} of {b} rows and is stored padded: its first {r} rows re-encoded inline"
+                        ),
+                    )
+                    .file(url)
+                    .array(path)
+                    .at(format!("chunk {} along {dim}", nblocks - 1)),
+                );
+                let block = &a.chunks.block;
+                for e in &a.chunks.entries {
+                    let Some(key) = concat_key(&e.index, k, offset, nblocks, a) else {
+                        continue;
+                    };
+                    let mut keep = block.clone();
+                    if e.index[k] == nblocks - 1 {
+                        keep[k] = r;
+                    }
+                    push_block(&mut p, key, src, e, block, keep);
+                }
+                along.extend(edges);
+                continue;
+            }
             if !rescuable {
                 ok = false;
                 let why = if !a.codecs.is_empty() {
@@ -880,7 +1078,7 @@ fn concatenated(
                     .file(url)
                     .array(path)
                     .at(format!("{dim} {}..{} of the file, chunk {} along {dim}", n - r, n, nblocks - 1))
-                    .fix(rechunk_fix(a, k, n)),
+                    .fix(format!("pass --patch to re-encode it inline, or {}", rechunk_fix(a, k, n))),
                 );
                 continue;
             }
@@ -919,13 +1117,10 @@ fn concatenated(
                 });
             }
         } else {
+            let block = &a.chunks.block;
             for e in &a.chunks.entries {
                 if let Some(key) = concat_key(&e.index, k, offset, nblocks, a) {
-                    p.chunks.push(PlannedChunk {
-                        key,
-                        source: src,
-                        data: e.data.clone(),
-                    });
+                    push_block(&mut p, key, src, e, block, block.clone());
                 }
             }
         }

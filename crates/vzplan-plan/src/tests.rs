@@ -289,3 +289,79 @@ fn stacking_adds_a_leading_axis() {
     assert_eq!(time.dims, vec!["time"]);
     assert!(time.values.is_some());
 }
+
+#[test]
+fn time_units_from_different_reference_dates_are_rebased() {
+    let mut b = file("b.nc", 0.0, 365, 365, zlib(), EdgeStorage::Padded);
+    b.arrays[1]
+        .attrs
+        .insert("units".into(), "days since 2001-01-01".into());
+    let files = vec![b, file("a.nc", 0.0, 366, 366, zlib(), EdgeStorage::Padded)];
+    let p = plan(files, &[], &Options::default());
+    assert!(errors(&p).is_empty(), "{:?}", p.findings);
+    assert!(
+        p.sources[0].url.ends_with("a.nc"),
+        "ordered by the converted values"
+    );
+    let time = p.arrays.iter().find(|a| a.path == "time").unwrap();
+    let v = DType::decode_all_f64(&F8, time.values.as_ref().unwrap()).unwrap();
+    assert_eq!(v.len(), 731);
+    // In the units of the first file given (b.nc): a.nc's year 2000 counts back from 2001.
+    assert!(
+        v.iter().enumerate().all(|(i, &x)| x == i as f64 - 366.0),
+        "{:?}",
+        &v[360..372]
+    );
+    assert_eq!(time.attrs["units"], "days since 2001-01-01");
+    assert!(p
+        .findings
+        .iter()
+        .any(|f| f.kind == FindingKind::Rebased && f.file.as_deref() == Some("file:///d/a.nc")));
+
+    // Units that cannot be converted stay an error.
+    let mut b = file("b.nc", 0.0, 10, 10, zlib(), EdgeStorage::Padded);
+    b.arrays[1].attrs.insert("units".into(), "K".into());
+    let p = plan(
+        vec![file("a.nc", 0.0, 10, 10, zlib(), EdgeStorage::Padded), b],
+        &[],
+        &Options::default(),
+    );
+    assert!(p
+        .findings
+        .iter()
+        .any(|f| f.kind == FindingKind::Mismatch && f.array.as_deref() == Some("time")));
+}
+
+#[test]
+fn patch_turns_refusals_into_inline_repairs() {
+    let files = || {
+        vec![
+            file("a.nc", 0.0, 100, 30, zlib(), EdgeStorage::Padded),
+            file("b.nc", 100.0, 100, 30, zlib(), EdgeStorage::Padded),
+        ]
+    };
+    let opts = Options {
+        patch: true,
+        ..Default::default()
+    };
+    let p = plan(files(), &[], &opts);
+    assert!(errors(&p).is_empty(), "{:?}", p.findings);
+    let tas = p.arrays.iter().find(|a| a.path == "tas").unwrap();
+    assert_eq!(tas.edges[0].0, vec![30, 30, 30, 10, 30, 30, 30, 30]);
+    // Both lat blocks of a.nc's last time block: keep 10 of 30 rows.
+    assert_eq!(tas.patches.len(), 2);
+    for pt in &tas.patches {
+        assert_eq!(pt.stored, vec![30, 2]);
+        assert_eq!(pt.keep, vec![10, 2]);
+        assert_eq!(tas.chunks[pt.chunk].key[0], 3);
+    }
+    assert!(p.findings.iter().any(|f| f.kind == FindingKind::Patched));
+
+    let mut a = file("a.nc", 0.0, 10, 10, zlib(), EdgeStorage::Padded);
+    a.arrays[0].chunks.entries[1].filter_mask = 2;
+    let p = plan(vec![a], &[], &opts);
+    let tas = p.arrays.iter().find(|a| a.path == "tas").unwrap();
+    assert_eq!(tas.patches.len(), 1);
+    assert_eq!(tas.patches[0].skipped, 2);
+    assert_eq!(tas.patches[0].keep, tas.patches[0].stored);
+}
