@@ -6,6 +6,7 @@ use vzplan_core::{ChunkEntry, ChunkTable, DType, Dim, Endian, Format, Kind};
 const U2: DType = DType::new(Kind::UInt, 2, Endian::Little);
 
 /// A GeoTIFF-like tile of `h` × `w` at (row, col), blocks `bh` × `bw`.
+#[allow(clippy::too_many_arguments)]
 fn tile(
     name: &str,
     h: u64,
