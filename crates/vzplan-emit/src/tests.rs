@@ -30,6 +30,7 @@ fn plan() -> Plan {
         ],
         files: 2,
         values: None,
+        patches: vec![],
     };
     let t: Vec<u8> = (0..731).flat_map(|i| (i as f64).to_le_bytes()).collect();
     let time = ArrayPlan {
@@ -48,6 +49,7 @@ fn plan() -> Plan {
         }],
         files: 2,
         values: Some(t),
+        patches: vec![],
     };
     Plan {
         sources: vec![

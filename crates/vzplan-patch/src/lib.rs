@@ -17,7 +17,7 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 use vzplan_core::{ChunkData, Codec, CodecStage, DType};
 use vzplan_io::{IoError, RangeRead};
-use vzplan_plan::{Finding, FindingKind, Plan, Severity};
+use vzplan_plan::{Finding, FindingKind, Plan};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PatchError {

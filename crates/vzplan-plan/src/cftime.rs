@@ -100,13 +100,7 @@ pub fn parse(units: &str, cal: Option<&str>) -> Option<TimeUnits> {
         Some(i) => (&time[..i], time[i + 1..].trim()),
         None => (time, ""),
     };
-    if !offset.is_empty()
-        && offset
-            .trim_start_matches('0')
-            .trim_start_matches(':')
-            .trim_matches('0')
-            != ""
-    {
+    if !offset.chars().all(|c| c == '0' || c == ':') {
         return None;
     }
     let mut secs = 0.0;
