@@ -16,6 +16,9 @@ cargo test --workspace --quiet 2>&1 | tee target/cargo-test.log
 echo "== read-back conformance"
 cargo build --quiet -p vzplan-cli
 .venv/bin/python scripts/readback.py --vzplan target/debug/vzplan
+echo "== TIFF read-back: every array of every TIFF fixture vs tifffile"
+cargo build --quiet -p vzplan-tiff --examples
+VZPLAN_TIFF_DUMP=target/debug/examples/dump .venv/bin/python scripts/readback_tiff.py
 echo "== object storage: moto S3 on 127.0.0.1, batch through injected faults, read-back over s3"
 .venv/bin/python scripts/readback_s3.py --vzplan target/debug/vzplan
 echo "== mosaics: read-back of the mosaic cases, HTML report in headless chromium"
