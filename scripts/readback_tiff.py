@@ -78,13 +78,15 @@ def zarr_json(a: dict) -> dict:
            for c in a["codecs"] if c["stage"] == "array_to_array"]
     b2b = [{"name": c["name"], "configuration": c["configuration"]}
            for c in a["codecs"] if c["stage"] == "bytes_to_bytes"]
+    a2b = [{"name": c["name"], "configuration": c["configuration"]}
+           for c in a["codecs"] if c["stage"] == "array_to_bytes"]
     grid, _ = chunk_grid(a)
     return {
         "zarr_format": 3, "node_type": "array", "shape": a["shape"],
         "data_type": zarr_dtype(dt), "chunk_grid": grid,
         "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
         "fill_value": fill,
-        "codecs": a2a + [{"name": "bytes", "configuration": {"endian": dt["endian"]}}] + b2b,
+        "codecs": a2a + (a2b or [{"name": "bytes", "configuration": {"endian": dt["endian"]}}]) + b2b,
         "dimension_names": [d["name"] for d in a["dims"]],
         "attributes": a["attrs"],
     }
@@ -229,7 +231,7 @@ def main() -> int:
             print(f"PROB {os.path.basename(f)}:{p['path']}: {p['reason']}")
     pred3 = os.path.join(HERE, "..", "testdata", "tiff", "pred3_f32.tif")
     if os.path.exists(pred3):
-        print(f"floatpred proof (predictor 3 via imagecodecs_floatpred, not emitted by vzplan): "
+        print(f"floatpred proof (predictor 3 via imagecodecs_floatpred, hand-built metadata): "
               f"{floatpred_proof(os.path.abspath(pred3))}")
     print("\ncodec chain (encode order, `bytes` omitted) -> reads back")
     for chain, oks in sorted(codec_rows.items()):

@@ -4,6 +4,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/.venv-bench"
 bash "$root/scripts/setup-python.sh"
+[ -x /usr/bin/time ] || { apt-get update -qq && apt-get install -y -qq time; }   # GNU time, for peak memory
 if [ ! -x "$venv/bin/python" ]; then
   "$root/.venv/bin/python" -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$root/scripts/requirements.txt" \

@@ -75,6 +75,9 @@ impl Dim {
 #[serde(rename_all = "snake_case")]
 pub enum CodecStage {
     ArrayToArray,
+    /// Takes the place of `bytes` (e.g. `imagecodecs_floatpred` for the TIFF floating-point
+    /// predictor, which byte-shuffles as well as differences).
+    ArrayToBytes,
     BytesToBytes,
 }
 

@@ -136,7 +136,15 @@ pub fn codecs_json(a: &ArrayPlan) -> Value {
     } else {
         json!({"name": "bytes", "configuration": {}})
     };
-    out.push(bytes);
+    // An array → bytes codec of the source replaces `bytes`.
+    match a
+        .codecs
+        .iter()
+        .find(|c| c.stage == CodecStage::ArrayToBytes)
+    {
+        Some(c) => out.push(c.to_json()),
+        None => out.push(bytes),
+    }
     out.extend(
         a.codecs
             .iter()

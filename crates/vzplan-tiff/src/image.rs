@@ -387,9 +387,10 @@ pub(crate) fn compression_name(c: u64) -> String {
 /// | 32773 PackBits | `imagecodecs_packbits` (only with `Options::imagecodecs`; `numcodecs.packbits` is a boolean bit-packer, not TIFF PackBits) |
 /// | Predictor 2 | `imagecodecs_delta` {axis: -1, or -2 for contiguous multi-sample blocks} before `bytes` (integers only; only with `Options::imagecodecs`) |
 ///
-/// Everything else is a problem: JPEG, WebP, JPEG 2000/XL, PNG, LERC and the floating-point
-/// predictor (3) decode through imagecodecs *array → bytes* codecs, which take the place of the
-/// `bytes` codec and so cannot be written as a `vzplan_core::Codec` chain; CCITT has no Zarr codec.
+/// | Predictor 3 | `imagecodecs_floatpred` {axis: -1, dist: 1} in place of `bytes` (`CodecStage::ArrayToBytes`; little-endian single-sample floats only; only with `Options::imagecodecs`) |
+///
+/// Everything else is a problem: JPEG, WebP, JPEG 2000/XL, PNG and LERC decode through imagecodecs
+/// array → bytes codecs whose colour handling vzplan does not verify; CCITT has no Zarr codec.
 fn codecs_for(
     compression: u64,
     predictor: u64,
@@ -427,7 +428,21 @@ fn codecs_for(
             ));
         }
         3 => {
-            return Err("Predictor 3 (floating point) decodes only with imagecodecs_floatpred, an array-to-bytes codec that replaces `bytes`, which the codec chain model cannot express".into());
+            if dtype.kind != Kind::Float || chunky_spp > 1 || dtype.endian != Endian::Little {
+                return Err(
+                    "Predictor 3 (floating point) is supported for little-endian single-sample float images only".into(),
+                );
+            }
+            if compression == 1 {
+                return Err("Predictor 3 without compression is not supported".into());
+            }
+            needs_ic("Predictor 3 (floating point)".into())?;
+            // Replaces `bytes`: the predictor differences and byte-shuffles whole rows.
+            out.push(Codec::new(
+                "imagecodecs_floatpred",
+                CodecStage::ArrayToBytes,
+                json!({"axis": -1, "dist": 1}),
+            ));
         }
         p => return Err(format!("Predictor {p} has no Zarr codec")),
     }
