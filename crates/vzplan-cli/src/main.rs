@@ -209,23 +209,35 @@ fn read_layouts(
     let mut ok = Vec::new();
     let mut failed = Vec::new();
     for f in files {
-        let text = inputs::read_text(&f.name, io)?;
-        let f = &f.name;
-        for (n, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
+        let name = &f.name;
+        let mut take = |n: usize, line: &str| -> Res<()> {
+            if line.trim().is_empty() {
+                return Ok(());
+            }
             let v: serde_json::Value =
-                serde_json::from_str(line).map_err(|e| format!("{f}:{}: {e}", n + 1))?;
+                serde_json::from_str(line).map_err(|e| format!("{name}:{}: {e}", n + 1))?;
             if let (Some(url), Some(err)) = (v.get("url"), v.get("error")) {
                 failed.push(ScanFailure {
                     url: url.as_str().unwrap_or_default().to_string(),
                     error: err.as_str().unwrap_or_default().to_string(),
                 });
-                continue;
+                return Ok(());
             }
-            ok.push(serde_json::from_value(v).map_err(|e| format!("{f}:{}: {e}", n + 1))?);
+            ok.push(serde_json::from_value(v).map_err(|e| format!("{name}:{}: {e}", n + 1))?);
+            Ok(())
+        };
+        if name != "-" && !vzplan_io::is_url(name) {
+            // Local layout files are read a line at a time: they can be larger than the layouts.
+            use std::io::BufRead;
+            let file = std::fs::File::open(name).map_err(|e| format!("{name}: {e}"))?;
+            for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+                take(n, &line.map_err(|e| format!("{name}: {e}"))?)?;
+            }
+        } else {
+            let text = inputs::read_text(name, io)?;
+            for (n, line) in text.lines().enumerate() {
+                take(n, line)?;
+            }
         }
     }
     Ok((ok, failed))
