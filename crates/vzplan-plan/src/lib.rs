@@ -164,24 +164,9 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
     };
     let (layouts, coord_ok) = order_files(layouts, concat.as_deref(), &mut p.findings);
 
-    p.sources = layouts
-        .iter()
-        .map(|l| SourceRef {
-            url: l.url.clone(),
-            size: l.size,
-            etag: l.etag.clone(),
-            mtime: l.mtime.clone(),
-        })
-        .collect();
+    common_metadata(&layouts, &mut p);
     p.concat_dim = concat.clone();
     p.stack_dim = opts.stack_dim.clone();
-    p.attrs = layouts[0].attrs.clone();
-    let mut seen_groups = std::collections::HashSet::new();
-    for g in layouts.iter().flat_map(|l| &l.groups) {
-        if seen_groups.insert(g.path.clone()) {
-            p.groups.push(g.clone());
-        }
-    }
 
     // Every array path, in first-seen order.
     let mut paths: Vec<String> = Vec::new();
@@ -521,6 +506,37 @@ enum AxisCut {
     Edges(Vec<u64>),
     /// Edges whose last one is a padded block cut to its logical extent (only valid if rescued).
     NeedsPrefix(Vec<u64>, u64),
+}
+
+/// The edges of axis `i` of one file's array, as the last (possibly overhanging) on that axis.
+pub(crate) fn own_axis(a: &ArrayLayout, i: usize) -> AxisEdges {
+    let n = a.shape[i];
+    let b = a.chunks.block.get(i).copied().unwrap_or(n);
+    match cut_axis(n, b, a.chunks.edges, true) {
+        AxisCut::Edges(e) if !e.is_empty() => AxisEdges(e),
+        // A zero-length axis still needs one edge in zarr.json.
+        _ => AxisEdges(vec![b.max(1)]),
+    }
+}
+
+/// Sources, root attributes and nested groups of the output, from the ordered layouts.
+pub(crate) fn common_metadata(layouts: &[SourceLayout], p: &mut Plan) {
+    p.sources = layouts
+        .iter()
+        .map(|l| SourceRef {
+            url: l.url.clone(),
+            size: l.size,
+            etag: l.etag.clone(),
+            mtime: l.mtime.clone(),
+        })
+        .collect();
+    p.attrs = layouts[0].attrs.clone();
+    let mut seen_groups = std::collections::HashSet::new();
+    for g in layouts.iter().flat_map(|l| &l.groups) {
+        if seen_groups.insert(g.path.clone()) {
+            p.groups.push(g.clone());
+        }
+    }
 }
 
 fn cut_axis(n: u64, b: u64, storage: EdgeStorage, last_ok: bool) -> AxisCut {
@@ -889,14 +905,7 @@ fn single_or_patch(
         return None;
     }
     let mut p = base_plan(path, a);
-    for (i, &n) in a.shape.iter().enumerate() {
-        let b = a.chunks.block.get(i).copied().unwrap_or(n);
-        match cut_axis(n, b, a.chunks.edges, true) {
-            AxisCut::Edges(e) if !e.is_empty() => p.edges.push(AxisEdges(e)),
-            // A zero-length axis still needs one edge in zarr.json.
-            _ => p.edges.push(AxisEdges(vec![b.max(1)])),
-        }
-    }
+    p.edges = (0..a.shape.len()).map(|i| own_axis(a, i)).collect();
     let grid = a.chunks.grid_shape(&a.shape);
     for e in a
         .chunks
@@ -930,13 +939,7 @@ fn stacked(
     p.dims.insert(0, dim.to_string());
     p.shape.insert(0, present.len() as u64);
     p.edges.push(AxisEdges(vec![1; present.len().max(1)]));
-    for (i, &n) in a0.shape.iter().enumerate() {
-        let b = a0.chunks.block.get(i).copied().unwrap_or(n);
-        match cut_axis(n, b, a0.chunks.edges, true) {
-            AxisCut::Edges(e) if !e.is_empty() => p.edges.push(AxisEdges(e)),
-            _ => p.edges.push(AxisEdges(vec![b.max(1)])),
-        }
-    }
+    p.edges.extend((0..a0.shape.len()).map(|i| own_axis(a0, i)));
     p.files = present.len();
     if inline {
         // Coordinates that differ per file: one inline chunk per file.
@@ -1129,7 +1132,7 @@ fn concatenated(
     if !ok {
         return None;
     }
-    for (i, &n) in a0.shape.iter().enumerate() {
+    for i in 0..a0.shape.len() {
         if i == k {
             p.edges.push(AxisEdges(if along.is_empty() {
                 vec![1]
@@ -1138,11 +1141,7 @@ fn concatenated(
             }));
             continue;
         }
-        let b = a0.chunks.block[i];
-        match cut_axis(n, b, a0.chunks.edges, true) {
-            AxisCut::Edges(e) if !e.is_empty() => p.edges.push(AxisEdges(e)),
-            _ => p.edges.push(AxisEdges(vec![b.max(1)])),
-        }
+        p.edges.push(own_axis(a0, i));
     }
     validate(&p, findings).then_some(p)
 }

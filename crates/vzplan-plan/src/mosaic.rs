@@ -30,7 +30,7 @@
 
 use super::{
     base_plan, check_masks, display_file, inline_coord, single, strip_url_prefix, validate,
-    ArrayPlan, Finding, FindingKind, Options, Plan, PlannedChunk, Severity, SourceRef,
+    ArrayPlan, Finding, FindingKind, Options, Plan, PlannedChunk, Severity,
 };
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -454,22 +454,7 @@ fn row_bytes(a: &ArrayLayout, k: usize) -> u64 {
 
 /// Plans a mosaic: called by [`super::plan`] when `--mosaic` (or a layout) is given.
 pub(crate) fn plan(layouts: Vec<SourceLayout>, opts: &Options, p: &mut Plan) {
-    p.sources = layouts
-        .iter()
-        .map(|l| SourceRef {
-            url: l.url.clone(),
-            size: l.size,
-            etag: l.etag.clone(),
-            mtime: l.mtime.clone(),
-        })
-        .collect();
-    p.attrs = layouts[0].attrs.clone();
-    let mut seen_groups = HashSet::new();
-    for g in layouts.iter().flat_map(|l| &l.groups) {
-        if seen_groups.insert(g.path.clone()) {
-            p.groups.push(g.clone());
-        }
-    }
+    super::common_metadata(&layouts, p);
     let Some((rows, cols)) = layouts.iter().flat_map(|l| &l.arrays).find_map(|a| {
         mosaic_dims(a).map(|(ky, kx)| (a.dims[ky].name.clone(), a.dims[kx].name.clone()))
     }) else {
@@ -1206,7 +1191,7 @@ fn mosaic_array(
         p.shape[k[m]] = shape[m];
     }
     p.files = tiles.iter().filter(|t| !t.covered).count();
-    for (i, &n) in a0.shape.iter().enumerate() {
+    for i in 0..a0.shape.len() {
         if let Some(m) = k.iter().position(|&x| x == i) {
             p.edges.push(AxisEdges(if edges[m].is_empty() {
                 vec![1]
@@ -1215,11 +1200,7 @@ fn mosaic_array(
             }));
             continue;
         }
-        let b = a0.chunks.block.get(i).copied().unwrap_or(n);
-        match super::cut_axis(n, b, a0.chunks.edges, true) {
-            super::AxisCut::Edges(e) if !e.is_empty() => p.edges.push(AxisEdges(e)),
-            _ => p.edges.push(AxisEdges(vec![b.max(1)])),
-        }
+        p.edges.push(super::own_axis(a0, i));
     }
     if let Some(t0) = tiles.first() {
         mosaic_attrs(&mut p.attrs, t0, shape);
