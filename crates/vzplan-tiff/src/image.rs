@@ -126,6 +126,9 @@ pub(crate) fn build(
         );
     }
     let chunky_spp = if planar { 1 } else { spp };
+    if compression == 7 && (spp != 1 || photometric.unwrap_or(1) > 1) {
+        problem!("JPEG is supported for single-sample grayscale images only (colour JPEG's YCbCr handling is not verified)");
+    }
     let codecs = match codecs_for(compression, predictor, dtype, chunky_spp, opts) {
         Ok(c) => c,
         Err(why) => return Ok(Err(why)),
@@ -389,8 +392,11 @@ pub(crate) fn compression_name(c: u64) -> String {
 ///
 /// | Predictor 3 | `imagecodecs_floatpred` {axis: -1, dist: 1} in place of `bytes` (`CodecStage::ArrayToBytes`; little-endian single-sample floats only; only with `Options::imagecodecs`) |
 ///
-/// Everything else is a problem: JPEG, WebP, JPEG 2000/XL, PNG and LERC decode through imagecodecs
-/// array → bytes codecs whose colour handling vzplan does not verify; CCITT has no Zarr codec.
+/// | 7 JPEG | `imagecodecs_jpeg` in place of `bytes` (8-bit single-sample grayscale, no shared JPEGTables; only with `Options::imagecodecs`) |
+///
+/// Everything else is a problem: colour JPEG, old-style JPEG, WebP, JPEG 2000/XL, PNG and LERC
+/// decode through imagecodecs array → bytes codecs whose colour handling vzplan does not verify;
+/// CCITT has no Zarr codec.
 fn codecs_for(
     compression: u64,
     predictor: u64,
@@ -468,6 +474,15 @@ fn codecs_for(
             out.push(Codec::new(
                 "imagecodecs_packbits",
                 CodecStage::BytesToBytes,
+                json!({}),
+            ));
+        }
+        7 if predictor == 1 && dtype.size == 1 && dtype.kind == Kind::UInt => {
+            // Self-contained JPEG streams (no shared JPEGTables: refused above), 8-bit grayscale.
+            needs_ic(format!("compression {}", compression_name(7)))?;
+            out.push(Codec::new(
+                "imagecodecs_jpeg",
+                CodecStage::ArrayToBytes,
                 json!({}),
             ));
         }
