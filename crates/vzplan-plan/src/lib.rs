@@ -162,7 +162,7 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
             .clone()
             .or_else(|| infer_concat_dim(&layouts))
     };
-    let (layouts, coord_ok) = order_files(layouts, concat.as_deref(), &mut p.findings);
+    let (mut layouts, coord_ok) = order_files(layouts, concat.as_deref(), &mut p.findings);
 
     common_metadata(&layouts, &mut p);
     p.concat_dim = concat.clone();
@@ -201,6 +201,13 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
         match planned {
             Some(a) if !failed => p.arrays.push(a),
             _ => p.left_out.push(path.clone()),
+        }
+        // The planned chunks now hold what is needed of this array's tables: free them, so a
+        // collection of many variables never holds its chunk refs twice.
+        for a in layouts.iter_mut().flat_map(|l| l.arrays.iter_mut()) {
+            if a.path == *path {
+                a.chunks.entries = Vec::new();
+            }
         }
     }
     // Files beyond the first contribute only through an array combined along the concat (or
