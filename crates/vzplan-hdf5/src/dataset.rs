@@ -333,14 +333,17 @@ fn chunk_table(
                     "layout element size {elem_size} differs from the datatype size {esize}"
                 ))));
             }
-            if flags & m::DONT_FILTER_PARTIAL_BOUND_CHUNKS != 0
+            // DONT_FILTER_PARTIAL_BOUND_CHUNKS: edge chunks reaching past the extent are stored
+            // with no filter applied. That is what a filter mask with every bit set says, so they
+            // are reported as such (the planner refuses them, or `--patch` re-encodes them).
+            let unfiltered_edges = flags & m::DONT_FILTER_PARTIAL_BOUND_CHUNKS != 0
                 && !filters.is_empty()
-                && shape.iter().zip(chunk).any(|(&s, &c)| s % c != 0)
-            {
-                return problem(
-                    "partial edge chunks are stored unfiltered (DONT_FILTER_PARTIAL_BOUND_CHUNKS), which no Zarr codec chain can describe",
-                );
-            }
+                && filters.len() <= 32;
+            let all_skipped = if filters.len() >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << filters.len()) - 1
+            };
             let geo = crate::idx::Geometry {
                 shape: shape.to_vec(),
                 max_shape: max.to_vec(),
@@ -381,13 +384,24 @@ fn chunk_table(
                     ));
                 }
                 let index: Vec<u64> = rc.offset.iter().zip(chunk).map(|(o, c)| o / c).collect();
+                let partial = rc
+                    .offset
+                    .iter()
+                    .zip(chunk)
+                    .zip(shape)
+                    .any(|((&o, &c), &s)| o.saturating_add(c) > s);
+                let filter_mask = if unfiltered_edges && partial {
+                    all_skipped
+                } else {
+                    rc.filter_mask
+                };
                 entries.push(ChunkEntry {
                     index,
                     data: ChunkData::Ref {
                         offset: rc.addr,
                         length: rc.size,
                     },
-                    filter_mask: rc.filter_mask,
+                    filter_mask,
                 });
             }
             entries.sort_by(|a, b| a.index.cmp(&b.index));
