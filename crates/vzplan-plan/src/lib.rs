@@ -22,7 +22,8 @@ pub use mosaic::{LayoutEntry, MosaicView, Rect, TileStatus, TileView};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use vzplan_core::{
-    ArrayLayout, AxisEdges, ChunkData, Codec, DType, EdgeStorage, GroupLayout, SourceLayout,
+    ArrayLayout, AxisEdges, ChunkData, ChunkEntry, Codec, DType, EdgeStorage, GroupLayout,
+    SourceLayout,
 };
 
 /// How to combine the files.
@@ -187,27 +188,30 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
 
     for path in paths.iter().filter(|p| selected.contains(*p)) {
         let mut findings = Vec::new();
-        let planned = plan_array(
-            path,
-            &layouts,
-            concat.as_deref(),
-            opts.stack_dim.as_deref(),
+        // Move this array's chunk tables out of the layouts: the planned chunks take them over,
+        // so a collection's refs are never held twice (10^7 refs stay one copy).
+        let mut tables: Vec<Vec<ChunkEntry>> = layouts
+            .iter_mut()
+            .map(|l| {
+                l.arrays
+                    .iter_mut()
+                    .find(|a| a.path == *path)
+                    .map(|a| std::mem::take(&mut a.chunks.entries))
+                    .unwrap_or_default()
+            })
+            .collect();
+        let how = Combine {
+            concat: concat.as_deref(),
+            stack: opts.stack_dim.as_deref(),
             coord_ok,
-            opts.patch,
-            &mut findings,
-        );
+            patch: opts.patch,
+        };
+        let planned = plan_array(path, &layouts, &mut tables, &how, &mut findings);
         let failed = findings.iter().any(|f| f.severity == Severity::Error);
         p.findings.extend(findings);
         match planned {
             Some(a) if !failed => p.arrays.push(a),
             _ => p.left_out.push(path.clone()),
-        }
-        // The planned chunks now hold what is needed of this array's tables: free them, so a
-        // collection of many variables never holds its chunk refs twice.
-        for a in layouts.iter_mut().flat_map(|l| l.arrays.iter_mut()) {
-            if a.path == *path {
-                a.chunks.entries = Vec::new();
-            }
         }
     }
     // Files beyond the first contribute only through an array combined along the concat (or
@@ -661,15 +665,29 @@ fn rechunk_fix(a: &ArrayLayout, k: usize, len: u64) -> String {
 }
 
 /// Plans one array across all files; pushes findings; `None` when it cannot be planned.
+/// How the files of one plan are combined (the same for every array).
+#[derive(Clone, Copy)]
+struct Combine<'a> {
+    concat: Option<&'a str>,
+    stack: Option<&'a str>,
+    /// The concat coordinate runs on across the files.
+    coord_ok: bool,
+    patch: bool,
+}
+
 fn plan_array(
     path: &str,
     layouts: &[SourceLayout],
-    concat: Option<&str>,
-    stack: Option<&str>,
-    coord_ok: bool,
-    patch: bool,
+    tables: &mut [Vec<ChunkEntry>],
+    how: &Combine,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {
+    let Combine {
+        concat,
+        stack,
+        coord_ok,
+        patch,
+    } = *how;
     // Unsupported anywhere → left out, naming every file.
     let mut unsupported = false;
     for l in layouts {
@@ -706,7 +724,8 @@ fn plan_array(
                 );
             }
         }
-        return single_or_patch(path, i0, &layouts[i0].url, a0, patch, findings);
+        let entries = std::mem::take(&mut tables[i0]);
+        return single_or_patch(path, i0, &layouts[i0].url, a0, entries, patch, findings);
     }
 
     if present.len() < layouts.len() {
@@ -748,6 +767,7 @@ fn plan_array(
             stack.unwrap_or("stack"),
             &present,
             layouts,
+            tables,
             patch,
             findings,
         );
@@ -766,28 +786,23 @@ fn plan_array(
         );
         return None;
     }
-    concatenated(path, k, &present, layouts, patch, findings)
+    concatenated(path, k, &present, layouts, tables, patch, findings)
 }
 
 /// Checks masks and returns the entry list's problems as findings.
 fn check_masks(path: &str, url: &str, a: &ArrayLayout, findings: &mut Vec<Finding>) -> bool {
-    check_masks_or_patch(path, url, a, false, findings)
+    check_masks_or_patch(path, url, &a.chunks.entries, false, findings)
 }
 
 /// As [`check_masks`]; with `patch`, blocks with filters skipped are accepted (and patched).
 fn check_masks_or_patch(
     path: &str,
     url: &str,
-    a: &ArrayLayout,
+    entries: &[ChunkEntry],
     patch: bool,
     findings: &mut Vec<Finding>,
 ) -> bool {
-    let bad: Vec<&vzplan_core::ChunkEntry> = a
-        .chunks
-        .entries
-        .iter()
-        .filter(|e| e.filter_mask != 0)
-        .collect();
+    let bad: Vec<&ChunkEntry> = entries.iter().filter(|e| e.filter_mask != 0).collect();
     if let (Some(e), true) = (bad.first(), patch) {
         findings.push(
             Finding::new(
@@ -831,23 +846,20 @@ fn push_block(
     p: &mut ArrayPlan,
     key: Vec<u64>,
     source: usize,
-    e: &vzplan_core::ChunkEntry,
+    data: ChunkData,
+    filter_mask: u32,
     block: &[u64],
     keep: Vec<u64>,
 ) {
-    if e.filter_mask != 0 || keep != block {
+    if filter_mask != 0 || keep != block {
         p.patches.push(Patch {
             chunk: p.chunks.len(),
-            skipped: e.filter_mask,
+            skipped: filter_mask,
             stored: block.to_vec(),
             keep,
         });
     }
-    p.chunks.push(PlannedChunk {
-        key,
-        source,
-        data: e.data.clone(),
-    });
+    p.chunks.push(PlannedChunk { key, source, data });
 }
 
 fn base_plan(path: &str, a: &ArrayLayout) -> ArrayPlan {
@@ -893,7 +905,7 @@ fn single(
     a: &ArrayLayout,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {
-    single_or_patch(path, src, url, a, false, findings)
+    single_or_patch(path, src, url, a, a.chunks.entries.clone(), false, findings)
 }
 
 /// As [`single`]; with `patch`, blocks with filters skipped become patches.
@@ -902,26 +914,33 @@ fn single_or_patch(
     src: usize,
     url: &str,
     a: &ArrayLayout,
+    entries: Vec<ChunkEntry>,
     patch: bool,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {
     if let (Some(v), 1) = (&a.values, a.shape.len()) {
         return Some(inline_coord(path, a, v.clone(), a.shape[0], 1));
     }
-    if !check_masks_or_patch(path, url, a, patch, findings) {
+    if !check_masks_or_patch(path, url, &entries, patch, findings) {
         return None;
     }
     let mut p = base_plan(path, a);
     p.edges = (0..a.shape.len()).map(|i| own_axis(a, i)).collect();
     let grid = a.chunks.grid_shape(&a.shape);
-    for e in a
-        .chunks
-        .entries
-        .iter()
+    let block = &a.chunks.block;
+    for e in entries
+        .into_iter()
         .filter(|e| e.index.iter().zip(&grid).all(|(i, g)| i < g))
     {
-        let block = &a.chunks.block;
-        push_block(&mut p, e.index.clone(), src, e, block, block.clone());
+        push_block(
+            &mut p,
+            e.index,
+            src,
+            e.data,
+            e.filter_mask,
+            block,
+            block.clone(),
+        );
     }
     validate(&p, findings).then_some(p)
 }
@@ -932,6 +951,7 @@ fn stacked(
     dim: &str,
     present: &[(usize, &ArrayLayout)],
     layouts: &[SourceLayout],
+    tables: &mut [Vec<ChunkEntry>],
     patch: bool,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {
@@ -940,7 +960,8 @@ fn stacked(
     if inline && present.iter().all(|(_, a)| a.values == a0.values) {
         // The same coordinate in every file: not stacked.
         let (src, a) = present[0];
-        return single_or_patch(path, src, &layouts[src].url, a, patch, findings);
+        let entries = std::mem::take(&mut tables[src]);
+        return single_or_patch(path, src, &layouts[src].url, a, entries, patch, findings);
     }
     let mut p = base_plan(path, a0);
     p.dims.insert(0, dim.to_string());
@@ -967,20 +988,26 @@ fn stacked(
         return validate(&p, findings).then_some(p);
     }
     for (f, &(src, a)) in present.iter().enumerate() {
-        if !check_masks_or_patch(path, &layouts[src].url, a, patch, findings) {
+        if !check_masks_or_patch(path, &layouts[src].url, &tables[src], patch, findings) {
             return None;
         }
         let grid = a.chunks.grid_shape(&a.shape);
-        for e in a
-            .chunks
-            .entries
-            .iter()
+        let block = &a.chunks.block;
+        for e in std::mem::take(&mut tables[src])
+            .into_iter()
             .filter(|e| e.index.iter().zip(&grid).all(|(i, g)| i < g))
         {
-            let mut key = vec![f as u64];
-            key.extend(&e.index);
-            let block = &a.chunks.block;
-            push_block(&mut p, key, src, e, block, block.clone());
+            let mut key = e.index;
+            key.insert(0, f as u64);
+            push_block(
+                &mut p,
+                key,
+                src,
+                e.data,
+                e.filter_mask,
+                block,
+                block.clone(),
+            );
         }
     }
     validate(&p, findings).then_some(p)
@@ -992,6 +1019,7 @@ fn concatenated(
     k: usize,
     present: &[(usize, &ArrayLayout)],
     layouts: &[SourceLayout],
+    tables: &mut [Vec<ChunkEntry>],
     patch: bool,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {
@@ -1016,10 +1044,12 @@ fn concatenated(
     let last_file = present.len() - 1;
     for (f, &(src, a)) in present.iter().enumerate() {
         let url = &layouts[src].url;
-        if !check_masks_or_patch(path, url, a, patch, findings) {
+        let entries = std::mem::take(&mut tables[src]);
+        if !check_masks_or_patch(path, url, &entries, patch, findings) {
             ok = false;
             continue;
         }
+        let grid = a.chunks.grid_shape(&a.shape);
         let (n, b) = (a.shape[k], a.chunks.block[k]);
         let offset = along.len() as u64;
         let (edges, prefix) = match cut_axis(n, b, a.chunks.edges, f == last_file) {
@@ -1033,10 +1063,9 @@ fn concatenated(
             let full = a.block_bytes();
             let rescuable = k == 0
                 && a.codecs.is_empty()
-                && a.chunks
-                    .entries
+                && entries
                     .iter()
-                    .filter(|e| e.index[k] == nblocks - 1)
+                    .filter(|e| e.index.get(k) == Some(&(nblocks - 1)))
                     .all(|e| match &e.data {
                         ChunkData::Ref { length, .. } => *length == full,
                         ChunkData::Inline(d) => d.len() as u64 == full,
@@ -1056,15 +1085,16 @@ fn concatenated(
                     .at(format!("chunk {} along {dim}", nblocks - 1)),
                 );
                 let block = &a.chunks.block;
-                for e in &a.chunks.entries {
-                    let Some(key) = concat_key(&e.index, k, offset, nblocks, a) else {
+                for e in entries {
+                    let last = e.index.get(k) == Some(&(nblocks - 1));
+                    let Some(key) = concat_key(e.index, k, offset, nblocks, &grid) else {
                         continue;
                     };
                     let mut keep = block.clone();
-                    if e.index[k] == nblocks - 1 {
+                    if last {
                         keep[k] = r;
                     }
-                    push_block(&mut p, key, src, e, block, keep);
+                    push_block(&mut p, key, src, e.data, e.filter_mask, block, keep);
                 }
                 along.extend(edges);
                 continue;
@@ -1105,20 +1135,21 @@ fn concatenated(
                 .array(path)
                 .at(format!("chunk {} along {dim}", nblocks - 1)),
             );
-            for e in &a.chunks.entries {
-                let Some(key) = concat_key(&e.index, k, offset, nblocks, a) else {
+            for e in entries {
+                let last = e.index.get(k) == Some(&(nblocks - 1));
+                let Some(key) = concat_key(e.index, k, offset, nblocks, &grid) else {
                     continue;
                 };
-                let data = if e.index[k] == nblocks - 1 {
-                    match &e.data {
-                        ChunkData::Ref { offset, .. } => ChunkData::Ref {
-                            offset: *offset,
-                            length: cut,
-                        },
-                        ChunkData::Inline(d) => ChunkData::Inline(d[..cut as usize].to_vec()),
+                let data = match e.data {
+                    ChunkData::Ref { offset, .. } if last => ChunkData::Ref {
+                        offset,
+                        length: cut,
+                    },
+                    ChunkData::Inline(mut d) if last => {
+                        d.truncate(cut as usize);
+                        ChunkData::Inline(d)
                     }
-                } else {
-                    e.data.clone()
+                    data => data,
                 };
                 p.chunks.push(PlannedChunk {
                     key,
@@ -1128,9 +1159,17 @@ fn concatenated(
             }
         } else {
             let block = &a.chunks.block;
-            for e in &a.chunks.entries {
-                if let Some(key) = concat_key(&e.index, k, offset, nblocks, a) {
-                    push_block(&mut p, key, src, e, block, block.clone());
+            for e in entries {
+                if let Some(key) = concat_key(e.index, k, offset, nblocks, &grid) {
+                    push_block(
+                        &mut p,
+                        key,
+                        src,
+                        e.data,
+                        e.filter_mask,
+                        block,
+                        block.clone(),
+                    );
                 }
             }
         }
@@ -1154,29 +1193,28 @@ fn concatenated(
 }
 
 /// The combined grid key of a file's block, or `None` for a block outside the file's extent.
+/// `grid` is the file's own block grid shape; the index is reused as the key.
 fn concat_key(
-    index: &[u64],
+    mut index: Vec<u64>,
     k: usize,
     offset: u64,
     nblocks: u64,
-    a: &ArrayLayout,
+    grid: &[u64],
 ) -> Option<Vec<u64>> {
-    let grid = a.chunks.grid_shape(&a.shape);
     if index.len() != grid.len() {
         return None;
     }
-    let mut key = index.to_vec();
-    for (i, (&ix, &g)) in index.iter().zip(&grid).enumerate() {
+    for (i, (ix, &g)) in index.iter_mut().zip(grid).enumerate() {
         if i == k {
-            if ix >= nblocks {
+            if *ix >= nblocks {
                 return None;
             }
-            key[i] = offset + ix;
-        } else if ix >= g {
+            *ix += offset;
+        } else if *ix >= g {
             return None;
         }
     }
-    Some(key)
+    Some(index)
 }
 
 /// Final check of the grid rules; a failure is a bug, reported rather than written.
