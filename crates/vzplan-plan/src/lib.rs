@@ -139,7 +139,10 @@ pub struct ScanFailure {
 }
 
 /// Plans the combination of `layouts` (in command-line order).
-pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options) -> Plan {
+pub fn plan(mut layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options) -> Plan {
+    for l in &mut layouts {
+        reject_inconsistent(l);
+    }
     let mut p = Plan::default();
     for f in failures {
         p.findings.push(
@@ -239,6 +242,30 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
         }
     }
     p
+}
+
+/// Layouts may come from files (`--from-layouts`): an array whose dims, block or chunk indexes do
+/// not match its rank becomes a problem here, so the rules below can index by axis safely.
+fn reject_inconsistent(l: &mut SourceLayout) {
+    let (ok, bad): (Vec<ArrayLayout>, Vec<ArrayLayout>) =
+        std::mem::take(&mut l.arrays).into_iter().partition(|a| {
+            let rank = a.shape.len();
+            a.dims.len() == rank
+                && a.chunks.block.len() == rank
+                && a.chunks.entries.iter().all(|e| e.index.len() == rank)
+        });
+    l.arrays = ok;
+    for a in bad {
+        l.problems.push(vzplan_core::ArrayProblem {
+            path: a.path,
+            reason: format!(
+                "inconsistent layout: rank {} but {} dimension name(s) and a block of rank {}",
+                a.shape.len(),
+                a.dims.len(),
+                a.chunks.block.len()
+            ),
+        });
+    }
 }
 
 /// Messages from readers start with the URL; the finding names the file already.

@@ -365,3 +365,22 @@ fn patch_turns_refusals_into_inline_repairs() {
     assert_eq!(tas.patches[0].skipped, 2);
     assert_eq!(tas.patches[0].keep, tas.patches[0].stored);
 }
+
+#[test]
+fn inconsistent_layouts_become_problems_not_panics() {
+    // As a corrupt or hand-edited layouts file could hold them.
+    let mut a = file("a.nc", 0.0, 10, 10, zlib(), EdgeStorage::Padded);
+    a.arrays[0].chunks.block = vec![10];
+    let mut b = file("b.nc", 10.0, 10, 10, zlib(), EdgeStorage::Padded);
+    b.arrays[0].chunks.entries[0].index = vec![0];
+    let p = plan(vec![a, b], &[], &Options::default());
+    let bad: Vec<&Finding> = p
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::Unsupported && f.array.as_deref() == Some("tas"))
+        .collect();
+    assert_eq!(bad.len(), 2, "{:?}", p.findings);
+    assert!(bad[0].message.contains("inconsistent layout"));
+    assert!(p.left_out.contains(&"tas".to_string()));
+    assert!(p.arrays.iter().any(|a| a.path == "time"));
+}
