@@ -228,6 +228,17 @@ impl ArrayLayout {
     pub fn block_bytes(&self) -> u64 {
         self.chunks.block.iter().product::<u64>() * self.dtype.size as u64
     }
+    /// Bytes the array's allocated blocks take in the file (inline blocks count their own bytes).
+    pub fn stored_bytes(&self) -> u64 {
+        self.chunks
+            .entries
+            .iter()
+            .map(|e| match &e.data {
+                ChunkData::Ref { length, .. } => *length,
+                ChunkData::Inline(d) => d.len() as u64,
+            })
+            .sum()
+    }
     /// The coordinate values as f64, when the reader kept them.
     pub fn values_f64(&self) -> Option<Vec<f64>> {
         self.values

@@ -1422,34 +1422,8 @@ fn suggest_rewrite(
             break;
         }
     }
-    let bytes: u64 = r
-        .iter()
-        .map(|&i| {
-            tiles[i]
-                .a
-                .chunks
-                .entries
-                .iter()
-                .map(|e| match &e.data {
-                    ChunkData::Ref { length, .. } => *length,
-                    ChunkData::Inline(d) => d.len() as u64,
-                })
-                .sum::<u64>()
-        })
-        .sum();
-    let total: u64 = tiles
-        .iter()
-        .map(|t| {
-            t.a.chunks
-                .entries
-                .iter()
-                .map(|e| match &e.data {
-                    ChunkData::Ref { length, .. } => *length,
-                    ChunkData::Inline(d) => d.len() as u64,
-                })
-                .sum::<u64>()
-        })
-        .sum();
+    let bytes: u64 = r.iter().map(|&i| tiles[i].a.stored_bytes()).sum();
+    let total: u64 = tiles.iter().map(|t| t.a.stored_bytes()).sum();
     let mut cmds = Vec::new();
     let mut names = Vec::new();
     for &i in &r {
