@@ -52,16 +52,41 @@ fn build_a_collection_into_a_directory() {
 }
 
 #[test]
-fn padded_collection_is_incomplete_and_nothing_is_built_without_arrays() {
+fn left_out_arrays_make_the_plan_incomplete_and_no_array_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
+    let refs = dir.path().join("refs.json");
     let opts = BuildOptions {
         plan: PlanOptions::default(),
-        outputs: vec![Box::new(RefsOutput::new(dir.path().join("refs.json")))],
+        outputs: vec![Box::new(RefsOutput::new(&refs))],
     };
     let report = vzplan::build(&scan_source("padded/*.nc"), &opts, &vzplan::NoProgress).unwrap();
     // The CLI's exit code 3: built, with `tas` left out.
     assert!(report.plan.incomplete());
     assert_eq!(report.plan.left_out, ["tas"]);
+    std::fs::remove_file(&refs).unwrap();
+    std::fs::remove_file(dir.path().join("refs.zarr.json")).unwrap();
+
+    // Brick-staggered strips: no array can be built (the CLI's exit code 1), nothing is written.
+    let mosaic = collections().join("../mosaic/brick_strips/*.tif");
+    let source = Source::Scan {
+        inputs: Inputs::new([mosaic.display().to_string()]),
+        options: ScanOptions::default(),
+    };
+    let opts = BuildOptions {
+        plan: PlanOptions {
+            mosaic: true,
+            ..PlanOptions::default()
+        },
+        outputs: vec![Box::new(RefsOutput::new(&refs))],
+    };
+    match vzplan::build(&source, &opts, &vzplan::NoProgress) {
+        Err(e @ Error::NothingBuilt { .. }) => {
+            assert_eq!(e.to_string(), "nothing could be built; no output written");
+        }
+        other => panic!("expected NothingBuilt, got {other:?}"),
+    }
+    assert!(!refs.exists());
+    assert!(!dir.path().join("refs.zarr.json").exists());
 }
 
 #[test]
