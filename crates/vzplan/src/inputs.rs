@@ -63,8 +63,8 @@ pub enum InputError {
     Io(#[from] vzplan_io::IoError),
     #[error("{0}: {1}")]
     Read(String, std::io::Error),
-    #[error("{0}")]
-    Write(String),
+    #[error(transparent)]
+    Write(#[from] vzplan_emit::EmitError),
 }
 
 fn has_wildcard(s: &str) -> bool {
@@ -169,8 +169,7 @@ pub fn write_bytes(dest: &str, data: Vec<u8>, io: &IoOptions) -> Result<(), Inpu
         return Ok(());
     }
     let path = std::path::Path::new(dest);
-    vzplan_emit::write_atomic(path, |w| w.write_all(&data))
-        .map_err(|e| InputError::Write(e.to_string()))
+    vzplan_emit::write_atomic(path, |w| w.write_all(&data)).map_err(InputError::Write)
 }
 
 /// Why a shard cannot be worked out.
