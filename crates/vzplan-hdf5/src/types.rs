@@ -265,7 +265,7 @@ pub fn model(dt: &Datatype) -> std::result::Result<Model, String> {
                 // Zarr v3 `struct` (zarr-python >= 3.1) could name it; the model's DType
                 // cannot carry a field list yet.
                 let why = match struct_type(other) {
-                    Ok(_) => "vzplan does not yet write Zarr v3 struct data types".to_string(),
+                    Ok(_) => "zarr-python 3.4.2 reads it as a Zarr v3 `struct` data type, which vzplan's array model cannot carry yet (its fields are interleaved in each chunk, so they cannot be separate arrays)".to_string(),
                     Err(e) => e,
                 };
                 return Err(format!("{} is not supported: {why}", other.describe()));
