@@ -152,7 +152,7 @@ fn bitshuffle(
     );
     match v(4).unwrap_or(0) {
         0 => Ok(vec![shuffle]),
-        2 if chunk_elems % 8 == 0 => Ok(vec![shuffle, lz4h5()]),
+        2 if chunk_elems.is_multiple_of(8) => Ok(vec![shuffle, lz4h5()]),
         2 => Err(format!(
             "{what} with LZ4 on chunks of {chunk_elems} elements: the last {} elements are stored after the LZ4 blocks, unframed, which imagecodecs_lz4h5 does not read",
             chunk_elems % 8

@@ -13,7 +13,7 @@ fn path(name: &str) -> PathBuf {
 }
 
 fn load(name: &str) -> SourceLayout {
-    let r = vzplan_io::open_local(&path(name)).unwrap();
+    let r = vzplan_io::open_local(path(name)).unwrap();
     vzplan_hdf5::read_layout(&r).unwrap_or_else(|e| panic!("{e}"))
 }
 
