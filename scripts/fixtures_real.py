@@ -7,7 +7,8 @@ dimensions and attributes but no variables. Expected outcomes are in testdata/re
 checked by `scripts/readback.py --cases testdata/real/cases.json` (values against h5py /
 netCDF4-python).
 
-Deterministic (fixed data, track_times=False). Run with the project venv:
+Deterministic (fixed data, track_times=False), except the object times netCDF-C writes into the
+committed enum / compound types of nc4_types.nc. Run with the project venv:
 
     .venv/bin/python scripts/fixtures_real.py
 """
@@ -50,6 +51,7 @@ def filters_fixture():
         dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
         dcpl.set_chunk((4, 16))
         dcpl.set_filter(h5py.h5z.FILTER_NBIT)
+        dcpl.set_obj_track_times(False)
         d = h5py.h5d.create(f.id, b"nbit_full", h5py.h5t.STD_I32LE, h5py.h5s.create_simple((10, 16)),
                             dcpl=dcpl)
         d.write(h5py.h5s.ALL, h5py.h5s.ALL, ints)
@@ -60,6 +62,7 @@ def filters_fixture():
         dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
         dcpl.set_chunk((4, 16))
         dcpl.set_filter(h5py.h5z.FILTER_NBIT)
+        dcpl.set_obj_track_times(False)
         d = h5py.h5d.create(f.id, b"nbit_packed", t, sid, dcpl=dcpl)
         d.write(h5py.h5s.ALL, h5py.h5s.ALL, (ints % 100).astype("<i4"))
         f.create_dataset("scaleoffset", data=ints, chunks=(4, 16), scaleoffset=0, **KW)
