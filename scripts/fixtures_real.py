@@ -121,7 +121,9 @@ def huge_attr_fixture():
     with h5py.File(path, "w", libver="latest", track_order=True) as f:
         for i in range(12):
             f.attrs[f"attr_{i:02d}"] = np.int32(i)
-        f.attrs["history"] = "x" * 8192
+        # Fixed-length, as netCDF-C writes text attributes (a Python str would be a vlen string,
+        # whose value lives in the global heap, not in the fractal heap).
+        f.attrs["history"] = np.bytes_(b"x" * 8192)
         f.attrs["after"] = "small"
         f.create_dataset("v", data=np.arange(6, dtype="<f4"), **KW)
         d = f.create_dataset("w", data=np.arange(3, dtype="<i2"), track_order=True, **KW)
