@@ -44,6 +44,9 @@ enum Cmd {
         /// Do not write the consolidated zarr.json.
         #[arg(long)]
         no_zarr_json: bool,
+        /// Write full URLs in every reference instead of kerchunk templates.
+        #[arg(long)]
+        no_templates: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -318,6 +321,7 @@ fn run(cli: Cli) -> Res<u8> {
             output,
             zarr_json,
             no_zarr_json,
+            no_templates,
             json,
         } => {
             let mut plan = make_plan(&common)?;
@@ -333,7 +337,10 @@ fn run(cli: Cli) -> Res<u8> {
                 eprint!("{}", vzplan_emit::report::text(&plan));
                 return Err("nothing could be built; no output written".into());
             }
-            vzplan_emit::write_atomic(&output, |w| vzplan_emit::write_refs(&plan, w))?;
+            let ropts = vzplan_emit::RefsOptions {
+                templates: !no_templates,
+            };
+            vzplan_emit::write_atomic(&output, |w| vzplan_emit::write_refs_with(&plan, ropts, w))?;
             let zpath = (!no_zarr_json)
                 .then(|| zarr_json.unwrap_or_else(|| vzplan_emit::zarr_json_path(&output)));
             if let Some(z) = &zpath {

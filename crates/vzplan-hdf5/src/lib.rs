@@ -36,6 +36,7 @@ pub mod messages;
 mod netcdf;
 pub mod ohdr;
 pub mod superblock;
+mod unlimited;
 
 use crate::ctx::Ctx;
 pub use crate::error::Error;
@@ -143,6 +144,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
             }),
         }
     }
+    let out_arrays = unlimited::extend(out_arrays, &mut problems);
     let meta = r.meta();
     let mut ga = w.group_attrs.into_iter();
     let attrs = ga.next().unwrap_or_default();
