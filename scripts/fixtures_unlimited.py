@@ -7,8 +7,11 @@ records a variable never wrote read as its fill value; HDF5 keeps each dataset's
 - `time`: 5 records (the dimension's length);
 - `tas`: written for 3 of them, chunks of 1 along time: grown to 5, records 3-4 read as fill;
 - `pr`: written for 4, chunks of 2: grown to 5, the last chunk (record 4) reads as fill;
-- `straddle`: written for 3, chunks of 2: its second chunk holds record 2 and HDF5 padding where
-  record 3 would be, so vzplan leaves it out with a problem instead of guessing.
+- `straddle_fill`: written for 3, chunks of 2: its second chunk holds record 2 and, where record 3
+  would be, what HDF5 wrote on allocating the chunk: the fill value (netCDF-C's default fill mode,
+  HDF5 fill time "if set"), so it is grown too;
+- `straddle`: the same with `fill_value=False` (NC_NOFILL, HDF5 fill time "never"): the padding is
+  not known to be the fill value, so vzplan leaves it out with a problem instead of guessing.
 
     .venv/bin/python scripts/fixtures_unlimited.py
 """
@@ -45,9 +48,12 @@ def main():
         pr = ds.createVariable("pr", "f4", ("time", "lat", "lon"), chunksizes=(2, 2, 3),
                                fill_value=np.float32(-1))
         pr.units = "mm"
-        st = ds.createVariable("straddle", "i2", ("time", "lat", "lon"), chunksizes=(2, 2, 3))
+        sf = ds.createVariable("straddle_fill", "i2", ("time", "lat", "lon"), chunksizes=(2, 2, 3))
+        st = ds.createVariable("straddle", "i2", ("time", "lat", "lon"), chunksizes=(2, 2, 3),
+                               fill_value=False)
         tas[0:3] = v[0:3]
         pr[0:4] = v[0:4] / 100
+        sf[0:3] = np.arange(3 * 2 * 3, dtype="i2").reshape(3, 2, 3)
         st[0:3] = np.arange(3 * 2 * 3, dtype="i2").reshape(3, 2, 3)
         t[0:5] = np.arange(5, dtype="f8")
 

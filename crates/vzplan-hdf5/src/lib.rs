@@ -129,6 +129,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
     let arrays = netcdf::assign_dims(&w.groups, &mut w.dsets);
     let mut problems = w.problems;
     let mut out_arrays = Vec::new();
+    let mut padding = Vec::new();
     for (d, dims) in w.dsets.into_iter().zip(arrays) {
         if d.pure_dim && d.is_scale {
             continue;
@@ -137,6 +138,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
             Ok(mut a) => {
                 a.dims = dims;
                 out_arrays.push(a);
+                padding.push(d.padding_fill);
             }
             Err(reason) => problems.push(ArrayProblem {
                 path: d.path,
@@ -144,7 +146,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
             }),
         }
     }
-    let out_arrays = unlimited::extend(out_arrays, &mut problems);
+    let out_arrays = unlimited::extend(out_arrays, &padding, &mut problems);
     let meta = r.meta();
     let mut ga = w.group_attrs.into_iter();
     let attrs = ga.next().unwrap_or_default();

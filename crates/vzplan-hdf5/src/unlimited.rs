@@ -7,9 +7,10 @@
 //! array is grown to the dimension's length: the blocks past its own extent are not allocated, so
 //! they read as fill.
 //!
-//! A block that straddles the array's own end holds, past that end, whatever HDF5 stored as
-//! padding, which is not promised to be the fill value (fill time "never"). Such an array is left
-//! at its own length with a problem naming the cause.
+//! A block that straddles the array's own end holds, past that end, what HDF5 wrote there when it
+//! allocated the chunk: the dataset's HDF5 fill value when the fill time says it is written (netCDF-C
+//! sets it to `_FillValue`), else nothing known. The array is grown when those bytes are its fill
+//! value; otherwise it is left at its own length with a problem naming the cause.
 
 use crate::dataset::MAX_VALUES;
 use std::collections::HashMap;
@@ -48,8 +49,10 @@ fn scope(arrays: &[ArrayLayout], group: &str, name: &str) -> String {
 
 /// Grows every array along its unlimited dimensions to the dimension's length (see the module
 /// comment); arrays that cannot be grown exactly become problems.
+/// `padding[i]`: what HDF5 wrote into the unwritten elements of array i's chunks, if known.
 pub(crate) fn extend(
     arrays: Vec<ArrayLayout>,
+    padding: &[Option<Vec<u8>>],
     problems: &mut Vec<ArrayProblem>,
 ) -> Vec<ArrayLayout> {
     // (scope, dimension) → length, and each array's keys per axis.
@@ -75,8 +78,9 @@ pub(crate) fn extend(
         }
     }
     let mut out = Vec::with_capacity(arrays.len());
-    for (mut a, ks) in arrays.into_iter().zip(keys) {
-        match grow(&mut a, &ks, &len) {
+    for (i, (mut a, ks)) in arrays.into_iter().zip(keys).enumerate() {
+        let pad = padding.get(i).and_then(|p| p.as_deref());
+        match grow(&mut a, &ks, &len, pad) {
             Ok(()) => out.push(a),
             Err(reason) => problems.push(ArrayProblem {
                 path: a.path.clone(),
@@ -91,7 +95,11 @@ fn grow(
     a: &mut ArrayLayout,
     keys: &[Option<(String, String)>],
     len: &HashMap<(String, String), u64>,
+    padding: Option<&[u8]>,
 ) -> Result<(), String> {
+    let zeros = vec![0u8; a.dtype.size];
+    let fill = a.fill_value.as_deref().unwrap_or(&zeros);
+    let padding_is_fill = padding == Some(fill);
     let mut shape = a.shape.clone();
     for (axis, k) in keys.iter().enumerate() {
         let Some(k) = k else { continue };
@@ -102,11 +110,12 @@ fn grow(
             continue;
         }
         let block = a.chunks.block.get(axis).copied().unwrap_or(0);
-        if block == 0 || own % block != 0 {
+        if block == 0 || (own % block != 0 && !padding_is_fill) {
             return Err(format!(
                 "has {own} of the {want} records of unlimited dimension '{}', and its chunk of \
                  {block} along it straddles record {own}: the unwritten records in that chunk are \
-                 not known to hold the fill value — rewrite it with a chunk length along '{}' that \
+                 not known to hold the fill value (HDF5 fill time \"never\", or a fill value other \
+                 than the variable's) — rewrite it with a chunk length along '{}' that \
                  divides {own} (e.g. 1), or write the missing records",
                 k.1, k.1
             ));
