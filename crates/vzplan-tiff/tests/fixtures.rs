@@ -118,7 +118,7 @@ fn expected_codecs(compression: u64, predictor: u64, chunky_spp: u64) -> Vec<Str
         8 | 32946 => v.push("numcodecs.zlib{\"level\":6}".into()),
         5 => v.push("imagecodecs_lzw{}".into()),
         32773 => v.push("imagecodecs_packbits{}".into()),
-        50000 => v.push("zstd{\"checksum\":false,\"level\":0}".into()),
+        50000 => v.push("zstd{\"level\":0,\"checksum\":false}".into()),
         34925 => v.push(
             "numcodecs.lzma{\"format\":1,\"check\":-1,\"preset\":null,\"filters\":null}".into(),
         ),
