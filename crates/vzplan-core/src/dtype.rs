@@ -33,6 +33,9 @@ pub enum Kind {
     Float,
     /// Fixed-length byte strings (HDF5 fixed strings, netCDF `char` arrays' last axis is kept as an axis).
     String,
+    /// Complex floating point: real then imaginary part, each `size / 2` bytes in the byte order
+    /// (TIFF SampleFormat 6, GDAL's CFloat32/CFloat64).
+    Complex,
 }
 
 /// An element type: kind, size in bytes and byte order.
@@ -64,6 +67,8 @@ impl DType {
             (Kind::Float, 2) => "float16",
             (Kind::Float, 4) => "float32",
             (Kind::Float, 8) => "float64",
+            (Kind::Complex, 8) => "complex64",
+            (Kind::Complex, 16) => "complex128",
             (Kind::String, n) if n > 0 => {
                 // zarr-python's fixed-length byte string type (numpy `S<n>`).
                 return Some(json!({"name": "null_terminated_bytes",
@@ -89,6 +94,7 @@ impl DType {
             Kind::UInt => 'u',
             Kind::Float => 'f',
             Kind::String => 'S',
+            Kind::Complex => 'c',
         };
         format!("{order}{code}{}", self.size)
     }

@@ -72,6 +72,7 @@ pub fn fill_value_json(dtype: &DType, raw: Option<&[u8]>) -> Value {
         return match dtype.kind {
             Kind::Bool => json!(false),
             Kind::String => json!(""),
+            Kind::Complex => json!([0.0, 0.0]),
             _ => json!(0),
         };
     };
@@ -98,6 +99,16 @@ pub fn fill_value_json(dtype: &DType, raw: Option<&[u8]>) -> Value {
         }
         (Kind::Float, 8) => float_json(f64::from_bits(u), u, 0x7ff8_0000_0000_0000, 16),
         (Kind::Float, s) => json!(format!("0x{:0w$x}", u, w = 2 * s)),
+        (Kind::Complex, 8 | 16) => {
+            // Zarr v3: a complex fill value is [real, imaginary], each a float fill value.
+            let part = DType::new(Kind::Float, dtype.size / 2, dtype.endian);
+            let (re, im) = raw.split_at(dtype.size / 2);
+            json!([
+                fill_value_json(&part, Some(re)),
+                fill_value_json(&part, Some(im))
+            ])
+        }
+        (Kind::Complex, _) => json!([0.0, 0.0]),
         (Kind::String, _) => {
             use base64::Engine;
             let end = raw.iter().rposition(|&c| c != 0).map_or(0, |p| p + 1);

@@ -38,6 +38,9 @@ const SAMPLE_FORMAT: u16 = 339;
 const YCBCR_SUBSAMPLING: u16 = 530;
 const GDAL_NODATA: u16 = 42113;
 
+/// Largest JPEGTables we copy into the codec configuration (libtiff writes well under 1 KiB).
+const MAX_JPEG_TABLES: u64 = 64 << 10;
+
 /// Largest compressed last strip we decode to measure it (bigger ones are reported as problems).
 const MAX_PROBE_BYTES: u64 = 64 << 20;
 
@@ -92,10 +95,12 @@ pub(crate) fn build(
         (2, 8 | 16 | 32 | 64) => DType::new(Kind::Int, (bps[0] / 8) as usize, endian),
         (3, 16 | 32 | 64) => DType::new(Kind::Float, (bps[0] / 8) as usize, endian),
         (4, b) => problem!("SampleFormat 4 (undefined) with {b}-bit samples is not supported"),
-        (5 | 6, b) => problem!(
-            "complex samples (SampleFormat {}, {b} bits) are not supported",
-            sf[0]
+        (6, 64 | 128) => DType::new(Kind::Complex, (bps[0] / 8) as usize, endian),
+        (5, b) => problem!(
+            "complex integer samples (SampleFormat 5, {b} bits: GDAL's CInt{}) have no Zarr data type — rewrite as complex floats, `gdal_translate -ot CFloat32 in.tif out.tif`",
+            b / 2
         ),
+        (6, b) => problem!("{b}-bit complex samples (SampleFormat 6) have no Zarr data type"),
         (f, b) => problem!("{b}-bit samples (SampleFormat {f}) have no Zarr data type"),
     };
     let size = dtype.size as u64;
@@ -120,15 +125,27 @@ pub(crate) fn build(
             problem!("YCbCr chroma subsampling {sub:?} is not supported");
         }
     }
-    if ifd.get(JPEG_TABLES).is_some() && (compression == 7 || compression == 6) {
-        problem!(
-            "JPEG compression with shared JPEGTables (347) has no Zarr codec vzplan can express"
-        );
+    if ifd.get(JPEG_TABLES).is_some() && compression == 6 {
+        problem!("old-style JPEG (6) with JPEGTables (347) has no Zarr codec");
     }
     let chunky_spp = if planar { 1 } else { spp };
-    if compression == 7 && (spp != 1 || photometric.unwrap_or(1) > 1) {
-        problem!("JPEG is supported for single-sample grayscale images only (colour JPEG's YCbCr handling is not verified)");
+    if compression == 7 {
+        if let Err(why) = jpeg_supported(spp, planar, photometric) {
+            return Ok(Err(why));
+        }
     }
+    let jpeg_tables = match ifd.get(JPEG_TABLES) {
+        Some(e) if compression == 7 => {
+            if e.count > MAX_JPEG_TABLES {
+                problem!(
+                    "JPEGTables (347) holds {} bytes, more than {MAX_JPEG_TABLES}",
+                    e.count
+                );
+            }
+            Some(t.raw(e)?)
+        }
+        _ => None,
+    };
     let codecs = match codecs_for(compression, predictor, dtype, chunky_spp, opts) {
         Ok(c) => c,
         Err(why) => return Ok(Err(why)),
@@ -251,7 +268,13 @@ pub(crate) fn build(
                 }
             };
             if seen.is_some_and(|s| s != e) {
-                problem!("the last strips of the sample planes differ: some short, some padded");
+                if uncompressed {
+                    // A padded uncompressed strip's prefix is the short strip: reference every
+                    // plane's last strip at its short length.
+                    seen = Some(EdgeStorage::Exact);
+                    continue;
+                }
+                problem!("the last strips of the sample planes differ: some short, some padded — rewrite with `gdal_translate -co INTERLEAVE=PIXEL`, or with a BLOCKYSIZE that divides the image height ({h})");
             }
             seen = Some(e);
         }
@@ -329,6 +352,10 @@ pub(crate) fn build(
             }
         }
     }
+    let mut codecs = codecs;
+    if let Some(tables) = &jpeg_tables {
+        jpeg_with_tables(&mut codecs, tables);
+    }
     let layout = ArrayLayout {
         path: String::new(),
         dims: dims.into_iter().map(|d| Dim::new(d, false)).collect(),
@@ -351,6 +378,30 @@ pub(crate) fn build(
         w,
         has_geo,
     }))
+}
+
+/// JPEG (7) layouts imagecodecs' JPEG codec decodes to the stored samples, as tifffile does:
+/// one-sample grayscale, and contiguous three-sample RGB or YCbCr (libjpeg converts YCbCr to RGB,
+/// the samples tifffile and GDAL return).
+fn jpeg_supported(spp: u64, planar: bool, photometric: Option<u64>) -> Result<(), String> {
+    match (spp, planar, photometric.unwrap_or(1)) {
+        (1, _, 0 | 1) => Ok(()),
+        (3, false, 2 | 6) => Ok(()),
+        (s, p, ph) => Err(format!(
+            "JPEG is supported for grayscale and pixel-interleaved RGB/YCbCr images only ({s} samples, {}, Photometric {ph})",
+            if p { "band-interleaved" } else { "pixel-interleaved" }
+        )),
+    }
+}
+
+/// Shared JPEGTables (347, an abbreviated JPEG stream of quantisation and Huffman tables) go into
+/// the `imagecodecs_jpeg` configuration as base64, where imagecodecs' codec reads `tables`.
+fn jpeg_with_tables(codecs: &mut [Codec], tables: &[u8]) {
+    use base64::Engine;
+    for c in codecs.iter_mut().filter(|c| c.name == "imagecodecs_jpeg") {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(tables);
+        c.configuration.insert("tables".into(), json!(b64));
+    }
 }
 
 pub(crate) fn compression_name(c: u64) -> String {
@@ -421,8 +472,10 @@ fn codecs_for(
         }
         2 => {
             if dtype.kind == Kind::Float {
+                // libtiff differences the samples' bit patterns as integers; imagecodecs_delta
+                // would difference float values, so no codec chain reads this back.
                 return Err(
-                    "Predictor 2 (horizontal differencing) on floating-point samples has no Zarr codec".into(),
+                    "Predictor 2 (horizontal differencing) on floating-point samples has no Zarr codec — rewrite it with the floating-point predictor, `gdal_translate -co COMPRESS=DEFLATE -co PREDICTOR=3 in.tif out.tif` (read through imagecodecs_floatpred), or without a predictor (`-co PREDICTOR=1`)".into(),
                 );
             }
             needs_ic("Predictor 2 (horizontal differencing)".into())?;
