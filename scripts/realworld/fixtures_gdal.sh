@@ -10,3 +10,4 @@ gdal_translate -q -srcwin 0 0 30 20 -co COMPRESS=JPEG -co PHOTOMETRIC=YCBCR -co 
   -co BLOCKXSIZE=16 -co BLOCKYSIZE=16 "$s/src_rgb.tif" "$d/jpeg_ycbcr_tiled.tif"
 gdal_translate -q -srcwin 0 0 12 10 -co COMPRESS=DEFLATE -co BLOCKYSIZE=4 "$s/src_c64.tif" "$d/cfloat32_deflate.tif"
 gdal_translate -q -srcwin 0 0 12 10 -ot CInt16 -scale 0 1 0 1000 "$s/src_c64.tif" "$d/cint16.tif"
+/usr/bin/python3 "$here/gdal_unwritten_bands.py" "$d/band_unwritten_deflate.tif" 30 20 8

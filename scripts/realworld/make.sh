@@ -14,6 +14,7 @@ need=()
 command -v gdal_translate >/dev/null || need+=(gdal-bin)
 command -v nccopy >/dev/null || need+=(netcdf-bin)
 command -v h5repack >/dev/null || need+=(hdf5-tools)
+/usr/bin/python3 -c 'import osgeo.gdal' 2>/dev/null || need+=(python3-gdal python3-numpy)
 if [ ${#need[@]} -gt 0 ]; then
   echo "make.sh: installing ${need[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
@@ -51,6 +52,8 @@ gt "$s/src_u16x3.tif" u16x3_band_lzw.tif -co INTERLEAVE=BAND -co COMPRESS=LZW -c
 gt "$s/src_u16x3.tif" u16x3_band_raw.tif -co INTERLEAVE=BAND -co BLOCKYSIZE=16
 gt "$s/src_u16x3.tif" u16x3_band_tiled_zstd.tif -co INTERLEAVE=BAND -co TILED=YES -co BLOCKXSIZE=32 -co BLOCKYSIZE=32 -co COMPRESS=ZSTD
 gt "$s/src_u16x3.tif" u16x3_pixel_lzw_pred2.tif -co INTERLEAVE=PIXEL -co COMPRESS=LZW -co PREDICTOR=2 -co BLOCKYSIZE=16
+# Band interleave, bands 2 and 3 never written (GDAL pads their last strips with empty blocks).
+/usr/bin/python3 "$here/gdal_unwritten_bands.py" "$t/u16x3_band_deflate_unwritten.tif" 100 75 16
 # Floating point: predictor 3 (and 2, which only GDAL writes for floats).
 gt "$s/src_f32.tif" f32_deflate_pred3.tif -co COMPRESS=DEFLATE -co PREDICTOR=3 -co BLOCKYSIZE=16
 gt "$s/src_f32.tif" f32_tiled_lzw_pred3.tif -co TILED=YES -co BLOCKXSIZE=32 -co BLOCKYSIZE=32 -co COMPRESS=LZW -co PREDICTOR=3

@@ -6,7 +6,7 @@
 
 use crate::geo;
 use crate::ifd::{Ifd, Tiff};
-use crate::probe;
+use crate::strips;
 use crate::{Options, ReadError};
 use serde_json::{json, Map, Value};
 use vzplan_core::{
@@ -40,9 +40,6 @@ const GDAL_NODATA: u16 = 42113;
 
 /// Largest JPEGTables we copy into the codec configuration (libtiff writes well under 1 KiB).
 const MAX_JPEG_TABLES: u64 = 64 << 10;
-
-/// Largest compressed last strip we decode to measure it (bigger ones are reported as problems).
-const MAX_PROBE_BYTES: u64 = 64 << 20;
 
 /// What an IFD described, before it is named.
 pub(crate) struct Image {
@@ -192,7 +189,8 @@ pub(crate) fn build(
         .checked_mul(chunky_spp)
         .and_then(|x| x.checked_mul(size))
         .ok_or_else(|| t.corrupt("block row size overflows"))?;
-    let full_bytes = row_bytes
+    // A full block's size must fit (strips.rs multiplies the two unchecked).
+    row_bytes
         .checked_mul(bh)
         .ok_or_else(|| t.corrupt("block size overflows"))?;
     let uncompressed = compression == 1;
@@ -222,72 +220,38 @@ pub(crate) fn build(
     // Edge storage: tiles are padded (TIFF 6.0 section 15); strips are normally short, but some
     // writers pad the last one, so measure it when the image height is not a multiple.
     let short_rows = h % bh;
-    let mut edges = if tiled {
-        EdgeStorage::Padded
+    let (edges, dropped) = if tiled {
+        (EdgeStorage::Padded, Vec::new())
     } else {
-        EdgeStorage::Exact
-    };
-    if !tiled && short_rows != 0 {
-        let short_bytes = short_rows * row_bytes;
-        let mut seen: Option<EdgeStorage> = None;
-        for p in 0..planes {
-            let i = (p * down + down - 1) as usize;
-            let (Some(&off), Some(&cnt)) = (offsets.get(i), counts.get(i)) else {
-                continue;
-            };
-            if cnt == 0 {
-                continue;
-            }
-            let e = if uncompressed {
-                if cnt >= full_bytes {
-                    EdgeStorage::Padded
-                } else if cnt >= short_bytes {
-                    EdgeStorage::Exact
-                } else {
-                    problem!(
-                        "the last strip stores {cnt} bytes, fewer than its {short_rows} rows need ({short_bytes})"
-                    );
-                }
-            } else {
-                if cnt > MAX_PROBE_BYTES {
-                    problem!(
-                        "the last strip ({cnt} bytes) is too large to measure whether it is padded"
-                    );
-                }
-                let data = t.read(off, cnt, "last strip")?;
-                match probe::decoded_len(compression, &data, full_bytes.saturating_add(1)) {
-                    Some(l) if l == short_bytes => EdgeStorage::Exact,
-                    Some(l) if l >= full_bytes => EdgeStorage::Padded,
-                    Some(l) => problem!(
-                        "the last strip decodes to {l} bytes, neither its short size ({short_bytes}) nor a full strip ({full_bytes})"
-                    ),
-                    None => problem!(
-                        "cannot tell whether the last strip ({short_rows} of {bh} rows) is stored short or padded: its {} data could not be measured",
-                        compression_name(compression)
-                    ),
-                }
-            };
-            if seen.is_some_and(|s| s != e) {
-                if uncompressed {
-                    // A padded uncompressed strip's prefix is the short strip: reference every
-                    // plane's last strip at its short length.
-                    seen = Some(EdgeStorage::Exact);
-                    continue;
-                }
-                problem!("the last strips of the sample planes differ: some short, some padded — rewrite with `gdal_translate -co INTERLEAVE=PIXEL`, or with a BLOCKYSIZE that divides the image height ({h})");
-            }
-            seen = Some(e);
+        let fill = match ifd.get(GDAL_NODATA) {
+            Some(e) => nodata(&t.ascii(e)?, dtype).map(|(_, b)| b),
+            None => None,
         }
-        edges = seen.unwrap_or(EdgeStorage::Exact);
-    }
+        .unwrap_or_else(|| vec![0; dtype.size]);
+        let s = strips::Strips {
+            h,
+            rows_per_strip: bh,
+            down,
+            planes,
+            row_bytes,
+            compression,
+            offsets: &offsets,
+            counts: &counts,
+            fill: &fill,
+        };
+        match strips::last_strips(t, &s)? {
+            Ok(x) => x,
+            Err(why) => return Ok(Err(why)),
+        }
+    };
 
     // Entries, row-major over (plane, row, column).
     let mut entries = Vec::with_capacity(offsets.len());
     for (i, (&off, &cnt)) in offsets.iter().zip(&counts).enumerate() {
         let i = i as u64;
         let (p, r, c) = (i / (down * across), (i / across) % down, i % across);
-        if cnt == 0 {
-            continue; // unallocated (sparse) block: reads as the fill value
+        if cnt == 0 || dropped.contains(&(i as usize)) {
+            continue; // unallocated (sparse) or empty padded block: reads as the fill value
         }
         if off == 0 {
             problem!("{kind} {i} has offset 0 but {cnt} bytes");

@@ -63,6 +63,7 @@ mod geo;
 mod ifd;
 mod image;
 mod probe;
+mod strips;
 
 use ifd::{Ifd, Tiff};
 use image::{Image, NEW_SUBFILE_TYPE, SUBFILE_TYPE, SUB_IFDS};

@@ -28,6 +28,31 @@ pub(crate) fn decoded_len(compression: u64, data: &[u8], limit: u64) -> Option<u
     }
 }
 
+/// Whether `data` decodes to exactly `len` bytes that repeat `pattern` (one element of the fill
+/// value); `None` for codecs we do not decode here (only Deflate).
+pub(crate) fn holds_only(compression: u64, data: &[u8], len: u64, pattern: &[u8]) -> Option<bool> {
+    if !matches!(compression, 8 | 32946) || pattern.is_empty() {
+        return None;
+    }
+    // Streamed through a fixed buffer: the decoded size is never allocated.
+    let mut dec = flate2::read::ZlibDecoder::new(data).take(len.saturating_add(1));
+    let mut buf = [0u8; 1 << 16];
+    let mut at: u64 = 0;
+    loop {
+        let n = dec.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        for &b in &buf[..n] {
+            if pattern.get((at % pattern.len() as u64) as usize) != Some(&b) {
+                return Some(false);
+            }
+            at += 1;
+        }
+    }
+    Some(at == len)
+}
+
 fn deflate_len(data: &[u8], limit: u64) -> Option<u64> {
     let mut dec = flate2::read::ZlibDecoder::new(data).take(limit);
     std::io::copy(&mut dec, &mut std::io::sink()).ok()

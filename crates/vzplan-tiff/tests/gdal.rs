@@ -96,3 +96,18 @@ fn complex_integers_are_a_finding_naming_the_rewrite() {
         "{why}"
     );
 }
+
+#[test]
+fn unwritten_bands_padded_last_strips_are_left_to_the_fill_value() {
+    let l = read("band_unwritten_deflate.tif");
+    assert!(l.problems.is_empty(), "{:?}", l.problems);
+    let a = &l.arrays[0];
+    assert_eq!(a.shape, [3, 20, 30]);
+    assert_eq!(a.chunks.block, [1, 8, 30]);
+    assert_eq!(a.chunks.edges, EdgeStorage::Exact);
+    // 3 planes × 3 strips, less the padded empty last strips of bands 2 and 3.
+    let idx: Vec<&[u64]> = a.chunks.entries.iter().map(|e| e.index.as_slice()).collect();
+    assert_eq!(idx.len(), 7);
+    assert!(idx.contains(&[0, 2, 0].as_slice()));
+    assert!(!idx.contains(&[1, 2, 0].as_slice()) && !idx.contains(&[2, 2, 0].as_slice()));
+}
