@@ -34,6 +34,7 @@ import h5py
 import imagecodecs.zarr
 import netCDF4
 import numpy as np
+import tifffile
 import zarr
 import zarr.storage
 
@@ -72,7 +73,10 @@ def oracle(path: Path) -> dict[str, np.ndarray]:
     """Every array of the file as the writer's own reader decodes it, by vzplan's array names."""
     kind = path.parent.name
     if kind == "tiff":
-        return {k: v for k, v in expected_arrays(str(path)).items() if v is not None}
+        out = expected_arrays(str(path))
+        if out.get("0") is None:
+            out["0"] = gdal_oracle(path)
+        return {k: v for k, v in out.items() if v is not None}
     out: dict[str, np.ndarray] = {}
     if kind == "nc":
         with netCDF4.Dataset(path) as ds:
@@ -87,6 +91,30 @@ def oracle(path: Path) -> dict[str, np.ndarray]:
                 out[name] = obj[()]
         f.visititems(visit)
     return out
+
+
+def gdal_oracle(path: Path) -> np.ndarray | None:
+    """The first image as GDAL (the writer) decodes it, for files tifffile cannot decode (GDAL's
+    never-written bands: their padded last strips overflow tifffile's decode buffer). Shaped as
+    vzplan shapes it: (band, y, x) for band interleave, (y, x, band) for pixel interleave."""
+    with tifffile.TiffFile(path) as tif:
+        page = tif.pages[0]
+        dtype, planar, shape = page.dtype, page.planarconfig == 2, page.shape
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "x.bin"
+        p = subprocess.run(["gdal_translate", "-q", "-of", "ENVI", "-co", "INTERLEAVE=BSQ",
+                            str(path), str(raw)], capture_output=True)
+        if p.returncode != 0:
+            return None
+        hdr = (Path(tmp) / "x.hdr").read_text()
+        order = ">" if "byte order = 1" in hdr else "<"
+        a = np.fromfile(raw, dtype=dtype.newbyteorder(order))
+    bands = a.size // (shape[-2] * shape[-1]) if planar else (shape[-1] if len(shape) == 3 else 1)
+    if planar:
+        return a.reshape(bands, shape[-2], shape[-1])
+    h, w = shape[0], shape[1]
+    a = a.reshape(bands, h, w)
+    return np.moveaxis(a, 0, -1) if len(shape) == 3 else a[0]
 
 
 def open_refs(refs: Path) -> zarr.Group:
