@@ -37,6 +37,7 @@ gt() { # gdal_translate quietly: gt SRC DST options...
 gt "$s/src_u16.tif" u16_default.tif
 gt "$s/src_u16.tif" u16_strips_deflate.tif -co COMPRESS=DEFLATE -co BLOCKYSIZE=16
 gt "$s/src_u16.tif" u16_strips_lzw_pred2.tif -co COMPRESS=LZW -co PREDICTOR=2 -co BLOCKYSIZE=16
+gt "$s/src_u16.tif" u16_strips_zstd.tif -co COMPRESS=ZSTD -co BLOCKYSIZE=16
 gt "$s/src_u16.tif" u16_tiled_zstd.tif -co TILED=YES -co BLOCKXSIZE=32 -co BLOCKYSIZE=32 -co COMPRESS=ZSTD
 gt "$s/src_u16.tif" u16_tiled_lzw.tif -co TILED=YES -co BLOCKXSIZE=32 -co BLOCKYSIZE=32 -co COMPRESS=LZW
 gt "$s/src_u16.tif" u16_tiled_deflate_pred2.tif -co TILED=YES -co BLOCKXSIZE=32 -co BLOCKYSIZE=16 -co COMPRESS=DEFLATE -co PREDICTOR=2

@@ -21,6 +21,7 @@ uses the reader configuration the README documents (`READER_CONFIG`), and proves
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -147,23 +148,27 @@ def xarray_check(refs: Path, want: dict[str, np.ndarray]) -> str:
 
 
 UNPINNED = """
-import sys, warnings, fsspec, zarr, zarr.storage, imagecodecs.zarr
+import hashlib, json, sys, warnings, fsspec, zarr, zarr.storage, imagecodecs.zarr
 warnings.filterwarnings("ignore")
 imagecodecs.zarr.register_codecs(verbose=False)
 zarr.config.set({"array.rectilinear_chunks": True})
 fs = fsspec.filesystem("reference", fo=sys.argv[1], remote_protocol="file", asynchronous=True)
 g = zarr.open_group(zarr.storage.FsspecStore(fs, read_only=True), mode="r", zarr_format=3)
+out = {}
 for name, a in g.members(max_depth=None):
     if isinstance(a, zarr.Array):
-        a[...]
+        out[name] = hashlib.sha1(a[...].tobytes()).hexdigest()
+print(json.dumps(out))
 """
 
 
-def unpinned(refs: Path) -> str:
-    """With virtual-tiff installed: does the output read without READER_CONFIG's codec choice?"""
+def unpinned(refs: Path, hashes: dict[str, str]) -> str:
+    """With virtual-tiff installed: does the output read without READER_CONFIG's codec choice,
+    and to the same values?"""
     p = subprocess.run([sys.executable, "-c", UNPINNED, str(refs)], capture_output=True, text=True)
     if p.returncode == 0:
-        return "reads"
+        same = json.loads(p.stdout.strip().splitlines()[-1]) == hashes
+        return "reads, same values" if same else "reads, DIFFERENT values"
     last = (p.stderr.strip().splitlines() or ["?"])[-1]
     return f"fails: {last[:90]}"
 
@@ -194,7 +199,7 @@ def sweep_one(vzplan: str, path: Path, work: Path) -> dict:
     want = oracle(path)
     g = open_refs(refs)
     built = {name: a for name, a in g.members(max_depth=None) if isinstance(a, zarr.Array)}
-    status = {}
+    status, hashes = {}, {}
     for name in sorted(set(want) | set(built)):
         if name not in built:
             if findings.get(name):
@@ -211,6 +216,7 @@ def sweep_one(vzplan: str, path: Path, work: Path) -> dict:
         except Exception as e:
             status[name] = f"UNREADABLE ({type(e).__name__}: {e})"
             continue
+        hashes[name] = hashlib.sha1(got.tobytes()).hexdigest()
         status[name] = "equal" if equal(got, want[name]) else "WRONG"
     row["arrays"] = status
     vals = list(status.values())
@@ -227,7 +233,7 @@ def sweep_one(vzplan: str, path: Path, work: Path) -> dict:
     if built:
         row["xarray"] = xarray_check(refs, want)
     if VIRTUAL_TIFF and built and "imagecodecs_" in refs.read_text():
-        row["unpinned"] = unpinned(refs)
+        row["unpinned"] = unpinned(refs, hashes)
     return row
 
 
@@ -263,11 +269,12 @@ def main() -> int:
               for c in ("exact", "partial", "refused", "wrong", "unreadable")}
     print("\n" + ", ".join(f"{c} {n}" for c, n in counts.items()) + f" of {len(rows)} files")
     if args.markdown:
-        print("\n| file | class | arrays equal | finding (first) |\n|---|---|---|---|")
+        print("\n| file | class | arrays equal | xarray | finding (first) |\n|---|---|---|---|---|")
         for r in rows:
             n = sum(v == "equal" for v in r["arrays"].values())
             first = r["findings"][0].replace("|", "\\|") if r["findings"] else ""
-            print(f"| `{r['file']}` | {r['class']} | {n}/{len(r['arrays'])} | {first} |")
+            xa = r["xarray"].split(":")[0].replace("|", "\\|")
+            print(f"| `{r['file']}` | {r['class']} | {n}/{len(r['arrays'])} | {xa} | {first} |")
     if VIRTUAL_TIFF:
         print("read back with virtual-tiff installed (READER_CONFIG selects imagecodecs.zarr)")
     bad = counts["wrong"] + counts["unreadable"]
@@ -275,7 +282,11 @@ def main() -> int:
     silent = [r["file"] for r in rows if r["class"] in ("partial", "refused") and not r["findings"]]
     if silent:
         print(f"left out without a finding: {silent}")
-    return 1 if bad or silent else 0
+    # A codec configuration both packages accept must also decode the same under either.
+    differ = [r["file"] for r in rows if "DIFFERENT" in r.get("unpinned", "")]
+    if differ:
+        print(f"read differently by virtual-tiff's codec classes: {differ}")
+    return 1 if bad or silent or differ else 0
 
 
 if __name__ == "__main__":
