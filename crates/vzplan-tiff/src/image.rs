@@ -407,9 +407,9 @@ pub(crate) fn compression_name(c: u64) -> String {
 ///
 /// | Predictor 3 | `imagecodecs_floatpred` {axis: -1, dist: 1} in place of `bytes` (`CodecStage::ArrayToBytes`; little-endian single-sample floats only; only with `Options::imagecodecs`) |
 ///
-/// | 7 JPEG | `imagecodecs_jpeg` in place of `bytes` (8-bit single-sample grayscale, no shared JPEGTables; only with `Options::imagecodecs`) |
+/// | 7 JPEG | `imagecodecs_jpeg` in place of `bytes` (8-bit grayscale, or pixel-interleaved RGB/YCbCr; shared JPEGTables as its base64 `tables`, added by `jpeg_with_tables`; only with `Options::imagecodecs`) |
 ///
-/// Everything else is a problem: colour JPEG, old-style JPEG, WebP, JPEG 2000/XL, PNG and LERC
+/// Everything else is a problem: band-interleaved JPEG, old-style JPEG, WebP, JPEG 2000/XL, PNG and LERC
 /// decode through imagecodecs array → bytes codecs whose colour handling vzplan does not verify;
 /// CCITT has no Zarr codec.
 fn codecs_for(
@@ -495,7 +495,8 @@ fn codecs_for(
             ));
         }
         7 if predictor == 1 && dtype.size == 1 && dtype.kind == Kind::UInt => {
-            // Self-contained JPEG streams (no shared JPEGTables: refused above), 8-bit grayscale.
+            // 8-bit samples; the sample layouts are checked by `jpeg_supported`, shared tables
+            // are added by `jpeg_with_tables`.
             needs_ic(format!("compression {}", compression_name(7)))?;
             out.push(Codec::new(
                 "imagecodecs_jpeg",
