@@ -28,4 +28,4 @@ bash scripts/setup-chromium.sh
 echo "== real-world sweep: GDAL / nccopy / h5repack variants, each built alone and read back (virtual-tiff installed too)"
 bash scripts/realworld/setup-venv.sh
 bash scripts/realworld/make.sh .venv-realworld/bin/python
-.venv-realworld/bin/python scripts/realworld/sweep.py --vzplan target/debug/vzplan
+.venv-realworld/bin/python scripts/realworld/sweep.py --vzplan target/debug/vzplan --markdown
