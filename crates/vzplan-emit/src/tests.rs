@@ -153,13 +153,3 @@ fn atomic_write_replaces_the_file_whole() {
     );
     assert_eq!(zarr_json_path(&out), dir.path().join("refs.zarr.json"));
 }
-
-#[test]
-fn complex_fill_values_are_pairs() {
-    let c8 = DType::new(Kind::Complex, 8, Endian::Big);
-    let mut raw = 1.5f32.to_be_bytes().to_vec();
-    raw.extend_from_slice(&f32::NAN.to_be_bytes());
-    assert_eq!(zarr::fill_value_json(&c8, Some(&raw)), json!([1.5, "NaN"]));
-    let c16 = DType::new(Kind::Complex, 16, Endian::Little);
-    assert_eq!(zarr::fill_value_json(&c16, None), json!([0.0, 0.0]));
-}

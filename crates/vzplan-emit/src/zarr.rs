@@ -68,11 +68,25 @@ pub fn chunk_grid(a: &ArrayPlan) -> Value {
 
 /// The JSON fill value for one element's raw bytes (Zarr v3 core, "fill_value").
 pub fn fill_value_json(dtype: &DType, raw: Option<&[u8]>) -> Value {
+    if dtype.kind == Kind::Text {
+        return json!(""); // HDF5 / netCDF-4 strings read as empty where nothing is stored
+    }
+    if dtype.kind == Kind::Complex {
+        // A pair [real, imaginary] of the half-size float type.
+        let half = DType::new(Kind::Float, dtype.size / 2, dtype.endian);
+        let part = |i: usize| {
+            let r = raw.filter(|r| r.len() == dtype.size);
+            fill_value_json(
+                &half,
+                r.and_then(|r| r.get(i * half.size..(i + 1) * half.size)),
+            )
+        };
+        return json!([part(0), part(1)]);
+    }
     let Some(raw) = raw.filter(|r| r.len() == dtype.size) else {
         return match dtype.kind {
             Kind::Bool => json!(false),
             Kind::String => json!(""),
-            Kind::Complex => json!([0.0, 0.0]),
             _ => json!(0),
         };
     };
@@ -99,21 +113,13 @@ pub fn fill_value_json(dtype: &DType, raw: Option<&[u8]>) -> Value {
         }
         (Kind::Float, 8) => float_json(f64::from_bits(u), u, 0x7ff8_0000_0000_0000, 16),
         (Kind::Float, s) => json!(format!("0x{:0w$x}", u, w = 2 * s)),
-        (Kind::Complex, 8 | 16) => {
-            // Zarr v3: a complex fill value is [real, imaginary], each a float fill value.
-            let part = DType::new(Kind::Float, dtype.size / 2, dtype.endian);
-            let (re, im) = raw.split_at(dtype.size / 2);
-            json!([
-                fill_value_json(&part, Some(re)),
-                fill_value_json(&part, Some(im))
-            ])
-        }
-        (Kind::Complex, _) => json!([0.0, 0.0]),
         (Kind::String, _) => {
             use base64::Engine;
             let end = raw.iter().rposition(|&c| c != 0).map_or(0, |p| p + 1);
             json!(base64::engine::general_purpose::STANDARD.encode(&raw[..end]))
         }
+        // Handled above.
+        (Kind::Complex | Kind::Text, _) => json!(0),
     }
 }
 
