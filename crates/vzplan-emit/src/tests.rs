@@ -12,7 +12,7 @@ fn plan() -> Plan {
         fill_value: Some(vec![0x7f, 0xc0, 0, 0]),
         attrs: serde_json::Map::new(),
         codecs: vec![Codec::shuffle(4), Codec::zlib(4)],
-        edges: vec![AxisEdges(vec![366, 365]), AxisEdges(vec![2, 2])],
+        edges: vec![AxisEdges::from(vec![366, 365]), AxisEdges::from(vec![2, 2])],
         chunks: vec![
             PlannedChunk {
                 key: vec![0, 0],
@@ -41,7 +41,7 @@ fn plan() -> Plan {
         fill_value: None,
         attrs: serde_json::Map::new(),
         codecs: vec![],
-        edges: vec![AxisEdges(vec![731])],
+        edges: vec![AxisEdges::from(vec![731])],
         chunks: vec![PlannedChunk {
             key: vec![0],
             source: 0,
