@@ -134,9 +134,7 @@ fn the_majority_sets_the_reference_not_the_first_file() {
     assert!(!f[0].message.contains("first file"));
     // Units: the odd file is the one named, whatever its position.
     let mut files = years(3);
-    files[0].arrays[1]
-        .attrs
-        .insert("units".into(), "K".into());
+    files[0].arrays[1].attrs.insert("units".into(), "K".into());
     let p = plan(files, &[], &Options::default());
     let f: Vec<&Finding> = errors(&p)
         .into_iter()
