@@ -147,6 +147,9 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
     let (mut layouts, failures) = dedupe::dedupe(layouts, failures, &mut p.findings);
     for l in &mut layouts {
         validate::reject_invalid(l);
+        if let Some(d) = &opts.stack_dim {
+            validate::reject_stack_clash(l, d);
+        }
     }
     if !(opts.mosaic || opts.mosaic_layout.is_some()) {
         layouts = reference::drop_unreadable(layouts, &mut p.findings);

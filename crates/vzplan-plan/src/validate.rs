@@ -176,3 +176,20 @@ pub(crate) fn mosaic_fit(l: &SourceLayout, offset: [u64; 2]) -> Result<(), Strin
     }
     Ok(())
 }
+
+/// `--stack-dim NAME` adds a new leading dimension: an array that has a dimension of that name
+/// already would get it twice in `dimension_names`, so it becomes a problem instead.
+pub(crate) fn reject_stack_clash(l: &mut SourceLayout, dim: &str) {
+    let (ok, bad): (Vec<ArrayLayout>, Vec<ArrayLayout>) = std::mem::take(&mut l.arrays)
+        .into_iter()
+        .partition(|a| a.dims.iter().all(|d| d.name != dim));
+    l.arrays = ok;
+    for a in bad {
+        l.problems.push(ArrayProblem {
+            path: a.path,
+            reason: format!(
+                "has a dimension '{dim}' already, so it cannot be stacked along a new '{dim}' (pass another --stack-dim name)"
+            ),
+        });
+    }
+}

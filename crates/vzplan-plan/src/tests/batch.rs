@@ -308,3 +308,22 @@ fn a_mosaic_of_huge_tiles_is_refused_not_expanded() {
         .iter()
         .any(|f| f.message.contains("blocks along an axis")));
 }
+
+#[test]
+fn a_stack_dimension_that_exists_already_is_a_finding() {
+    let opts = Options {
+        stack_dim: Some("time".into()),
+        ..Default::default()
+    };
+    let p = plan(years(2), &[], &opts);
+    assert!(p.left_out.contains(&"tas".to_string()), "{:?}", p.findings);
+    assert!(p.arrays.iter().all(|a| {
+        let mut d = a.dims.clone();
+        d.sort();
+        d.dedup();
+        d.len() == a.dims.len()
+    }));
+    assert!(p.findings.iter().any(|f| f.array.as_deref() == Some("tas")
+        && f.message.contains("has a dimension 'time' already")));
+    assert!(p.incomplete());
+}
