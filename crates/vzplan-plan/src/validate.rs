@@ -27,23 +27,18 @@ pub(crate) fn reject_invalid(l: &mut SourceLayout) {
             });
         }
     }
-    let (ok, bad): (Vec<ArrayLayout>, Vec<(ArrayLayout, String)>) = std::mem::take(&mut l.arrays)
-        .into_iter()
-        .map(|a| match check(&a, size) {
-            Ok(()) => Ok(a),
-            Err(e) => Err((a, e)),
-        })
-        .fold((Vec::new(), Vec::new()), |(mut ok, mut bad), r| {
-            match r {
-                Ok(a) => ok.push(a),
-                Err(x) => bad.push(x),
-            }
-            (ok, bad)
-        });
+    let mut ok = Vec::with_capacity(l.arrays.len());
+    let mut bad = Vec::new();
+    for a in std::mem::take(&mut l.arrays) {
+        match check(&a, size) {
+            Ok(()) => ok.push(a),
+            Err(e) => bad.push((a.path, e)),
+        }
+    }
     l.arrays = ok;
-    for (a, reason) in bad {
+    for (path, reason) in bad {
         l.problems.push(ArrayProblem {
-            path: a.path,
+            path,
             reason: format!("invalid layout: {reason}"),
         });
     }

@@ -164,6 +164,9 @@ fn wild(name: &str, shape: Vec<u64>, block: Vec<u64>) -> SourceLayout {
     l
 }
 
+/// A change to one array of a layout.
+type Edit = Box<dyn Fn(&mut ArrayLayout)>;
+
 #[test]
 fn huge_extents_are_planned_as_runs_and_bad_fields_become_problems() {
     // 2^40 chunks of 1, or 2^64 - 1 elements: planned, as runs, instantly.
@@ -201,7 +204,7 @@ fn huge_extents_are_planned_as_runs_and_bad_fields_become_problems() {
     assert_eq!(tas.edges[0].count(), 1 << 63);
 
     // Each impossible field: a problem naming it, never a panic or an allocation.
-    let cases: Vec<(&str, Box<dyn Fn(&mut ArrayLayout)>)> = vec![
+    let cases: Vec<(&str, Edit)> = vec![
         ("element type", Box::new(|a| a.dtype.size = 9)),
         (
             "element type",
