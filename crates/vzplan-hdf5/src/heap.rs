@@ -36,7 +36,7 @@ impl LocalHeap {
             .ok()
             .filter(|&o| o < self.data.len())
             .ok_or_else(|| Error::malformed(format!("local heap offset {offset} out of range")))?;
-        Ok(crate::messages::cstr(&self.data[o..]))
+        Ok(crate::messages::name_cstr(&self.data[o..]))
     }
 }
 

@@ -51,3 +51,12 @@ fn dimension_list_lengths_are_bounded_by_the_heap_object() {
         .count();
     assert!(named > 0, "{:?}", l.arrays);
 }
+
+#[test]
+fn names_differing_in_invalid_utf8_stay_distinct() {
+    use vzplan_hdf5::messages::name_str;
+    let (a, b) = (name_str(b"t\xffa"), name_str(b"t\xfea"));
+    assert_ne!(a, b);
+    assert_eq!(a, "t\\xffa");
+    assert_eq!(name_str("température".as_bytes()), "température");
+}
