@@ -273,3 +273,18 @@ fn geotiff_scenes_stack_with_spatial_coordinates() {
         .collect();
     assert_eq!(names, vec!["coords", "spatial:", "proj:"]);
 }
+
+#[test]
+fn scan_writes_the_layout_the_library_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("layouts.jsonl");
+    let file = &files("yearly")[1];
+    let (code, _, stderr) = vzplan(&["scan", file, "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let r = vzplan::open(file, &vzplan::IoOptions::default()).unwrap();
+    let layout = vzplan::formats::read_layout(r.as_ref(), &vzplan::ReadOptions::default()).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        format!("{}\n", serde_json::to_string(&layout).unwrap())
+    );
+}

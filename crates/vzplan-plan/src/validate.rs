@@ -51,6 +51,9 @@ pub(crate) fn valid_dtype(d: &DType) -> bool {
         Kind::Int | Kind::UInt => matches!(d.size, 1 | 2 | 4 | 8),
         Kind::Float => matches!(d.size, 2 | 4 | 8),
         Kind::String => (1..=MAX_STRING).contains(&d.size),
+        Kind::Complex => matches!(d.size, 8 | 16),
+        // Variable-length text has no element size; such arrays are written inline.
+        Kind::Text => d.size == 0,
     }
 }
 
@@ -94,7 +97,8 @@ pub(crate) fn check(a: &ArrayLayout, file_size: u64) -> Result<(), String> {
                 a.chunks.block
             )
         })?;
-    if let Some(f) = &a.fill_value {
+    let text = a.dtype.kind == Kind::Text;
+    if let Some(f) = a.fill_value.as_ref().filter(|_| !text) {
         if f.len() as u64 != size {
             return Err(format!(
                 "fill value of {} byte(s) for elements of {size}",
@@ -102,7 +106,7 @@ pub(crate) fn check(a: &ArrayLayout, file_size: u64) -> Result<(), String> {
             ));
         }
     }
-    if let Some(v) = &a.values {
+    if let Some(v) = a.values.as_ref().filter(|_| !text) {
         let want = a
             .shape
             .iter()

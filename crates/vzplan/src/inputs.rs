@@ -2,53 +2,43 @@
 //! patterns listed on the store, file lists (`--files-from FILE|-`), shards of the list, and
 //! layout files on local disk or object storage.
 
-use clap::Args;
 use std::io::Read;
 use std::path::PathBuf;
-use std::time::Duration;
-use vzplan_io::{CacheConfig, IoOptions, ObjectMeta};
+use vzplan_io::{IoOptions, ObjectMeta};
 
-/// How object storage is reached (flattened into every command that reads sources).
-#[derive(Args, Clone, Debug)]
-pub struct IoArgs {
-    /// S3 endpoint URL (MinIO, Ceph, a test server), e.g. http://127.0.0.1:9000 (path-style).
-    #[arg(long, value_name = "URL")]
-    pub s3_endpoint: Option<String>,
-    /// Unsigned requests, for public buckets (S3, GCS, Azure).
-    #[arg(long, alias = "no-sign-request")]
-    pub anon: bool,
-    /// S3 region (default: AWS_REGION / AWS_DEFAULT_REGION, else us-east-1).
-    #[arg(long)]
-    pub region: Option<String>,
-    /// Retries of a failed request (5xx, timeout, cut transfer), with exponential backoff.
-    #[arg(long, default_value_t = 8)]
-    pub retries: u32,
-    /// Time limit of one request, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
-    pub io_timeout: f64,
-    /// Size of the speculative first read of each file, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 512 * 1024)]
-    pub first_read: u64,
-    /// Block size of the read cache, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024)]
-    pub block_size: u64,
+/// What to scan: paths, globs and object URLs, file lists (`--files-from`), and optionally one
+/// shard of the expanded list.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    pub paths: Vec<String>,
+    /// Files listing more inputs, one per line (`-`: standard input; a URL: object storage).
+    pub files_from: Vec<String>,
+    pub shard: Option<Shard>,
 }
 
-impl IoArgs {
-    pub fn options(&self) -> IoOptions {
-        IoOptions {
-            s3_endpoint: self.s3_endpoint.clone(),
-            anon: self.anon,
-            region: self.region.clone(),
-            retries: self.retries,
-            timeout: Duration::from_secs_f64(self.io_timeout.clamp(0.05, 86_400.0)),
-            cache: CacheConfig {
-                block_size: self.block_size.clamp(512, 64 << 20),
-                first_read: self.first_read.min(256 << 20),
-                ..CacheConfig::default()
-            },
-            ..IoOptions::default()
+impl Inputs {
+    /// These paths, globs or URLs.
+    pub fn new<S: Into<String>>(paths: impl IntoIterator<Item = S>) -> Self {
+        Inputs {
+            paths: paths.into_iter().map(Into::into).collect(),
+            ..Inputs::default()
         }
+    }
+
+    /// The files to scan, in order: every path and list entry expanded, then the shard taken.
+    pub fn expand(&self, io: &IoOptions) -> Result<Vec<Input>, crate::Error> {
+        let mut all = self.paths.clone();
+        for f in &self.files_from {
+            all.extend(files_from(f, io)?);
+        }
+        if all.is_empty() {
+            return Err(crate::Error::NoInputs);
+        }
+        let mut inputs = expand(&all, io)?;
+        if let Some(s) = &self.shard {
+            inputs = take_shard(inputs, s.resolve()?);
+        }
+        Ok(inputs)
     }
 }
 
@@ -73,8 +63,8 @@ pub enum InputError {
     Io(#[from] vzplan_io::IoError),
     #[error("{0}: {1}")]
     Read(String, std::io::Error),
-    #[error("{0}")]
-    Write(String),
+    #[error(transparent)]
+    Write(#[from] vzplan_emit::EmitError),
 }
 
 fn has_wildcard(s: &str) -> bool {
@@ -179,41 +169,74 @@ pub fn write_bytes(dest: &str, data: Vec<u8>, io: &IoOptions) -> Result<(), Inpu
         return Ok(());
     }
     let path = std::path::Path::new(dest);
-    vzplan_emit::write_atomic(path, |w| w.write_all(&data))
-        .map_err(|e| InputError::Write(e.to_string()))
+    vzplan_emit::write_atomic(path, |w| w.write_all(&data)).map_err(InputError::Write)
 }
 
-/// The shard `I/N` to scan: from `--shard I/N`, or from the environment variable `var` (an
-/// array job's index; its value `I` with `count` = N, or `I/N` itself).
-pub fn shard(
-    explicit: Option<&str>,
-    var: Option<&str>,
-    count: Option<usize>,
-) -> Result<Option<(usize, usize)>, String> {
-    let spec = match (explicit, var) {
-        (Some(_), Some(_)) => return Err("give --shard or --shard-from-env, not both".into()),
-        (Some(s), None) => s.to_string(),
-        (None, Some(v)) => {
-            let val = std::env::var(v).map_err(|_| {
-                format!("--shard-from-env {v}: the variable is not set (is this an array job?)")
-            })?;
-            let val = val.trim().to_string();
-            if val.contains('/') {
-                val
-            } else {
-                let n = count.ok_or_else(|| {
-                    format!("--shard-from-env {v}: give the number of shards with --shard-count N")
-                })?;
-                format!("{val}/{n}")
+/// Why a shard cannot be worked out.
+#[derive(Debug, thiserror::Error)]
+pub enum ShardError {
+    #[error("give --shard or --shard-from-env, not both")]
+    Both,
+    #[error("--shard-from-env {0}: the variable is not set (is this an array job?)")]
+    Unset(String),
+    #[error("--shard-from-env {0}: give the number of shards with --shard-count N")]
+    NoCount(String),
+    #[error("a shard is I/N with 0 <= I < N, got {0:?}")]
+    Bad(String),
+}
+
+/// Which slice of the expanded list to take; worked out after expansion (an environment
+/// variable is read then).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shard {
+    /// Slice I of N.
+    Slice(usize, usize),
+    /// `I/N` as given (`--shard`).
+    Spec(String),
+    /// From an array job's index variable: its value is `I` (with `count` = N) or `I/N`.
+    FromEnv { var: String, count: Option<usize> },
+}
+
+impl Shard {
+    /// The shard of the command line: `--shard I/N`, or `--shard-from-env VAR` with an optional
+    /// `--shard-count N`.
+    pub fn from_args(
+        explicit: Option<&str>,
+        var: Option<&str>,
+        count: Option<usize>,
+    ) -> Result<Option<Shard>, ShardError> {
+        Ok(match (explicit, var) {
+            (Some(_), Some(_)) => return Err(ShardError::Both),
+            (Some(s), None) => Some(Shard::Spec(s.to_string())),
+            (None, Some(v)) => Some(Shard::FromEnv {
+                var: v.to_string(),
+                count,
+            }),
+            (None, None) => None,
+        })
+    }
+
+    /// Slice `(I, N)`.
+    pub fn resolve(&self) -> Result<(usize, usize), ShardError> {
+        match self {
+            Shard::Slice(i, n) => parse_shard(&format!("{i}/{n}")),
+            Shard::Spec(s) => parse_shard(s),
+            Shard::FromEnv { var, count } => {
+                let val = std::env::var(var).map_err(|_| ShardError::Unset(var.clone()))?;
+                let val = val.trim().to_string();
+                if val.contains('/') {
+                    parse_shard(&val)
+                } else {
+                    let n = count.ok_or_else(|| ShardError::NoCount(var.clone()))?;
+                    parse_shard(&format!("{val}/{n}"))
+                }
             }
         }
-        (None, None) => return Ok(None),
-    };
-    parse_shard(&spec).map(Some)
+    }
 }
 
-pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("a shard is I/N with 0 <= I < N, got {s:?}");
+pub fn parse_shard(s: &str) -> Result<(usize, usize), ShardError> {
+    let bad = || ShardError::Bad(s.to_string());
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
     let (i, n): (usize, usize) = (
         i.trim().parse().map_err(|_| bad())?,
@@ -250,6 +273,16 @@ mod tests {
         assert!(parse_shard("3/3").is_err());
         assert!(parse_shard("x").is_err());
         assert_eq!(parse_shard(" 1 / 4 ").unwrap(), (1, 4));
+    }
+
+    fn shard(
+        explicit: Option<&str>,
+        var: Option<&str>,
+        count: Option<usize>,
+    ) -> Result<Option<(usize, usize)>, ShardError> {
+        Shard::from_args(explicit, var, count)?
+            .map(|s| s.resolve())
+            .transpose()
     }
 
     #[test]

@@ -1,0 +1,26 @@
+//! HDF5 and netCDF-4, read by `vzplan-hdf5`.
+
+use super::{FormatError, FormatReader, ReadOptions};
+use vzplan_core::SourceLayout;
+use vzplan_io::RangeRead;
+
+pub struct Hdf5;
+
+impl FormatReader for Hdf5 {
+    fn name(&self) -> &'static str {
+        "hdf5"
+    }
+
+    fn sniff(&self, head: &[u8]) -> bool {
+        vzplan_hdf5::sniff(head)
+    }
+
+    fn read(&self, r: &dyn RangeRead, _: &ReadOptions) -> Result<SourceLayout, FormatError> {
+        vzplan_hdf5::read_layout(r).map_err(FormatError::reader)
+    }
+
+    /// The superblock may follow a user block (at 512, 1024, 2048, … bytes).
+    fn signature_may_be_later(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,24 @@
+//! netCDF classic (CDF-1, CDF-2, CDF-5), read by `vzplan-netcdf3`.
+
+use super::{FormatError, FormatReader, ReadOptions};
+use vzplan_core::SourceLayout;
+use vzplan_io::RangeRead;
+
+pub struct NetCdf3;
+
+impl FormatReader for NetCdf3 {
+    fn name(&self) -> &'static str {
+        "netcdf3"
+    }
+
+    fn sniff(&self, head: &[u8]) -> bool {
+        vzplan_netcdf3::sniff(head)
+    }
+
+    fn read(&self, r: &dyn RangeRead, opts: &ReadOptions) -> Result<SourceLayout, FormatError> {
+        let o = vzplan_netcdf3::Options {
+            chunk_bytes: opts.chunk_bytes,
+        };
+        vzplan_netcdf3::read_layout(r, &o).map_err(FormatError::reader)
+    }
+}

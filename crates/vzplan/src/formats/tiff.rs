@@ -1,0 +1,21 @@
+//! TIFF, BigTIFF and COG, read by `vzplan-tiff`.
+
+use super::{FormatError, FormatReader, ReadOptions};
+use vzplan_core::SourceLayout;
+use vzplan_io::RangeRead;
+
+pub struct Tiff;
+
+impl FormatReader for Tiff {
+    fn name(&self) -> &'static str {
+        "tiff"
+    }
+
+    fn sniff(&self, head: &[u8]) -> bool {
+        vzplan_tiff::sniff(head)
+    }
+
+    fn read(&self, r: &dyn RangeRead, _: &ReadOptions) -> Result<SourceLayout, FormatError> {
+        vzplan_tiff::read_layout(r).map_err(FormatError::reader)
+    }
+}

@@ -1,0 +1,48 @@
+//! vzplan as a library: the one entry point the `vzplan` command, a Python binding or any other
+//! caller uses.
+//!
+//! ```text
+//! Inputs (paths, globs, URLs, --files-from lists, a shard)
+//!   → scan (formats: one FormatReader per file format)   → SourceLayout per file
+//!   → layouts (optionally written to / read from JSON-lines files)
+//!   → plan (vzplan-plan)                                  → Plan
+//!   → outputs (Output: refs.json + zarr.json; the HTML page)
+//! ```
+//! [`build::build`] and [`build::plan`] run the whole flow; [`scan::scan`], [`layouts`] and
+//! [`verify::verify`] are the other subcommands. Options are plain structs, progress goes to a
+//! [`ProgressSink`], errors are [`Error`].
+
+pub mod build;
+mod error;
+pub mod formats;
+pub mod inputs;
+pub mod layouts;
+pub mod outputs;
+mod progress;
+pub mod scan;
+pub mod verify;
+
+pub use build::{build, plan, BuildOptions, BuildReport, PlanOptions, Source};
+pub use error::Error;
+pub use formats::{FormatError, FormatReader, ReadOptions, FORMATS};
+pub use inputs::{Input, InputError, Inputs, Shard, ShardError};
+pub use outputs::{HtmlReport, Output, RefsOutput};
+pub use progress::{NoProgress, Progress, ProgressSink};
+pub use scan::{scan, FileError, ScanOptions, Scanned};
+pub use verify::{verify, VerifyReport};
+
+// The types callers need to configure a run and read its result, so that they depend on this
+// crate only.
+pub use vzplan_core::SourceLayout;
+pub use vzplan_io::{CacheConfig, IoError, IoOptions, ObjectMeta, RangeRead, Stats};
+pub use vzplan_plan::{Plan, ScanFailure};
+
+/// Reports on a plan, for printing.
+pub mod report {
+    pub use vzplan_emit::report::{json, text};
+}
+
+/// Opens a local path or object URL behind the read cache (for scanning one file by hand).
+pub fn open(url_or_path: &str, io: &IoOptions) -> Result<std::sync::Arc<dyn RangeRead>, Error> {
+    Ok(vzplan_io::open(url_or_path, io)?)
+}

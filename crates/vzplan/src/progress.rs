@@ -1,0 +1,35 @@
+//! Progress reports. Scanning calls the sink from its worker threads, hence `Sync`.
+
+use crate::scan::Scanned;
+
+/// What happened.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress<'a> {
+    /// Scanning starts: this many files.
+    ScanStarted { files: usize },
+    /// One file is done (or skipped under `fail_fast`), in completion order.
+    FileScanned(&'a Scanned),
+    /// Every file is done; the results in input order (before any `fail_fast` error).
+    ScanFinished(&'a [Scanned]),
+    /// `--patch` re-encoded this many chunks, written inline in this many bytes.
+    Patched { chunks: usize, bytes: u64 },
+}
+
+/// Receives [`Progress`] reports; any `Fn(Progress) + Sync` closure is one.
+pub trait ProgressSink: Sync {
+    fn report(&self, event: Progress<'_>);
+}
+
+impl<F: Fn(Progress<'_>) + Sync> ProgressSink for F {
+    fn report(&self, event: Progress<'_>) {
+        self(event)
+    }
+}
+
+/// Ignores every report.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoProgress;
+
+impl ProgressSink for NoProgress {
+    fn report(&self, _: Progress<'_>) {}
+}

@@ -1,0 +1,185 @@
+//! Scanning: each file's format picked by [`crate::formats`] and its layout read, many files in
+//! flight at once.
+//!
+//! One file per worker thread: readers are synchronous and block their thread on each request, so
+//! the number of workers is the number of files in flight (`jobs`; 32 by default when any input
+//! is on object storage, where latency, not CPU, is the limit). Results come back in input order.
+
+use crate::formats::{self, FormatError, ReadOptions};
+use crate::inputs::{Input, Inputs};
+use crate::progress::{Progress, ProgressSink};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use vzplan_core::SourceLayout;
+use vzplan_io::{IoError, IoOptions, RangeRead, Stats};
+use vzplan_plan::ScanFailure;
+
+/// Files in flight by default when any input is on object storage.
+pub const REMOTE_JOBS: usize = 32;
+
+/// How to scan.
+#[derive(Clone, Debug)]
+pub struct ScanOptions {
+    /// Files scanned concurrently (None: CPUs for local inputs, [`REMOTE_JOBS`] for URLs).
+    pub jobs: Option<usize>,
+    /// Target chunk size when merging netCDF-3 records or cutting fixed variables.
+    pub chunk_bytes: u64,
+    pub io: IoOptions,
+    /// Stop at the first file that fails (the rest are not scanned).
+    pub fail_fast: bool,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            jobs: None,
+            chunk_bytes: ReadOptions::default().chunk_bytes,
+            io: IoOptions::default(),
+            fail_fast: false,
+        }
+    }
+}
+
+/// Why one file has no layout.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error(transparent)]
+    Open(#[from] IoError),
+    #[error(transparent)]
+    Read(#[from] FormatError),
+    /// Not scanned: an earlier file failed under `fail_fast`.
+    #[error("{0}: not scanned: an earlier file failed (--fail-fast)")]
+    NotScanned(String),
+}
+
+/// One scanned file.
+#[derive(Debug)]
+pub struct Scanned {
+    /// As given or listed.
+    pub input: String,
+    /// Canonical URL.
+    pub url: String,
+    pub result: Result<SourceLayout, FileError>,
+    pub stats: Stats,
+}
+
+impl Scanned {
+    /// Not scanned because an earlier file failed under `fail_fast`.
+    pub fn skipped(&self) -> bool {
+        matches!(self.result, Err(FileError::NotScanned(_)))
+    }
+}
+
+/// Reads one file's layout, picking the reader by the file's first bytes.
+pub fn scan_one(r: &dyn RangeRead, opts: &ScanOptions) -> Result<SourceLayout, FormatError> {
+    let o = ReadOptions {
+        chunk_bytes: opts.chunk_bytes,
+    };
+    formats::read_layout(r, &o)
+}
+
+fn scan_input(input: &Input, opts: &ScanOptions) -> Scanned {
+    let (result, stats) = match vzplan_io::open_with_meta(&input.name, input.meta.clone(), &opts.io)
+    {
+        Ok(r) => {
+            let result = scan_one(r.as_ref(), opts).map_err(FileError::from);
+            (result, r.stats())
+        }
+        Err(e) => (Err(e.into()), Stats::default()),
+    };
+    Scanned {
+        input: input.name.clone(),
+        url: input.url.clone(),
+        result,
+        stats,
+    }
+}
+
+/// Expands `inputs` and scans every file; under `fail_fast`, the first failure is the error.
+pub fn scan(
+    inputs: &Inputs,
+    opts: &ScanOptions,
+    progress: &dyn ProgressSink,
+) -> Result<Vec<Scanned>, crate::Error> {
+    let files = inputs.expand(&opts.io)?;
+    let scanned = scan_all(&files, opts, progress);
+    first_failure(&scanned, opts)?;
+    Ok(scanned)
+}
+
+/// Scans every input concurrently; results come back in input order.
+pub fn scan_all(inputs: &[Input], opts: &ScanOptions, progress: &dyn ProgressSink) -> Vec<Scanned> {
+    progress.report(Progress::ScanStarted {
+        files: inputs.len(),
+    });
+    let stop = AtomicBool::new(false);
+    let run = || {
+        inputs
+            .par_iter()
+            .map(|input| {
+                let scanned = if stop.load(Ordering::Relaxed) {
+                    Scanned {
+                        input: input.name.clone(),
+                        url: input.url.clone(),
+                        result: Err(FileError::NotScanned(input.url.clone())),
+                        stats: Stats::default(),
+                    }
+                } else {
+                    let s = scan_input(input, opts);
+                    if s.result.is_err() && opts.fail_fast {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    s
+                };
+                progress.report(Progress::FileScanned(&scanned));
+                scanned
+            })
+            .collect::<Vec<_>>()
+    };
+    let jobs = opts.jobs.unwrap_or_else(|| {
+        if inputs.iter().any(|i| vzplan_io::is_url(&i.name)) {
+            REMOTE_JOBS
+        } else {
+            std::thread::available_parallelism().map_or(2, |n| n.get())
+        }
+    });
+    let out = match rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.clamp(1, 1024))
+        .build()
+    {
+        Ok(pool) => pool.install(run),
+        Err(_) => run(),
+    };
+    progress.report(Progress::ScanFinished(&out));
+    out
+}
+
+/// Under `fail_fast`, the first file that failed (in input order), as an error.
+pub fn first_failure(scanned: &[Scanned], opts: &ScanOptions) -> Result<(), crate::Error> {
+    if !opts.fail_fast {
+        return Ok(());
+    }
+    match scanned.iter().find(|s| !s.skipped() && s.result.is_err()) {
+        Some(Scanned { result: Err(e), .. }) => Err(crate::Error::FailFast {
+            first: e.to_string(),
+            skipped: scanned.iter().filter(|s| s.skipped()).count(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Splits scan results into layouts and failures.
+pub fn split(scanned: Vec<Scanned>) -> (Vec<SourceLayout>, Vec<ScanFailure>) {
+    let mut ok = Vec::new();
+    let mut failed = Vec::new();
+    for s in scanned {
+        match s.result {
+            Ok(l) => ok.push(l),
+            Err(e) => failed.push(ScanFailure {
+                url: s.url,
+                error: e.to_string(),
+            }),
+        }
+    }
+    (ok, failed)
+}
