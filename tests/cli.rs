@@ -288,3 +288,37 @@ fn scan_writes_the_layout_the_library_reads() {
         format!("{}\n", serde_json::to_string(&layout).unwrap())
     );
 }
+
+#[test]
+fn no_templates_writes_the_template_urls_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    let (code, out, err) = build("yearly", &a, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = build("yearly", &b, &["--no-templates"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let va: Value = serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    let vb: Value = serde_json::from_str(&std::fs::read_to_string(&b).unwrap()).unwrap();
+    assert!(vb.get("templates").is_none());
+    let templates = va["templates"].as_object().unwrap();
+    let (ra, rb) = (
+        va["refs"].as_object().unwrap(),
+        vb["refs"].as_object().unwrap(),
+    );
+    assert_eq!(ra.len(), rb.len());
+    let mut expanded = 0;
+    for (k, v) in ra {
+        let mut want = v.clone();
+        if let Some(t) = v.get(0).and_then(Value::as_str) {
+            let name = t.trim_start_matches("{{").trim_end_matches("}}");
+            want[0] = templates[name].clone();
+            expanded += 1;
+        }
+        assert_eq!(&rb[k], &want, "{k}");
+    }
+    assert!(expanded >= 8, "{expanded}");
+    // _FillValue is written as xarray's FillValueCoder writes it for Zarr v3: base64 of the
+    // little-endian float64 (1e20 as float32, widened).
+    let meta: Value = serde_json::from_str(ra["tas/zarr.json"].as_str().unwrap()).unwrap();
+    assert_eq!(meta["attributes"]["_FillValue"], "AAAAgB2vFUQ=");
+}

@@ -45,6 +45,9 @@ enum Cmd {
         /// Do not write the consolidated zarr.json.
         #[arg(long)]
         no_zarr_json: bool,
+        /// Write full URLs in every reference instead of kerchunk templates.
+        #[arg(long)]
+        no_templates: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -241,8 +244,9 @@ fn run(cli: Cli) -> Result<u8, Error> {
             output,
             zarr_json,
             no_zarr_json,
+            no_templates,
             json,
-        } => build(&common, output, zarr_json, no_zarr_json, json),
+        } => build(&common, output, zarr_json, no_zarr_json, no_templates, json),
         Cmd::Scan {
             scan: args,
             output,
@@ -291,6 +295,7 @@ fn build(
     output: PathBuf,
     zarr_json: Option<PathBuf>,
     no_zarr_json: bool,
+    no_templates: bool,
     json: bool,
 ) -> Result<u8, Error> {
     let zpath = (!no_zarr_json)
@@ -300,6 +305,7 @@ fn build(
         outputs: vec![Box::new(RefsOutput {
             refs: output.clone(),
             zarr_json: zpath.clone(),
+            templates: !no_templates,
         })],
     };
     let term = progress::Terminal::new(common.scan.stats);

@@ -21,6 +21,9 @@ pub struct RefsOutput {
     pub refs: PathBuf,
     /// Where the consolidated `zarr.json` goes; None: not written.
     pub zarr_json: Option<PathBuf>,
+    /// kerchunk v1 templates for the source URLs (false: full URLs in every reference, for
+    /// readers that ignore templates, such as VirtualiZarr's KerchunkJSONParser and GDAL).
+    pub templates: bool,
 }
 
 impl RefsOutput {
@@ -28,7 +31,11 @@ impl RefsOutput {
     pub fn new(refs: impl Into<PathBuf>) -> Self {
         let refs = refs.into();
         let zarr_json = Some(vzplan_emit::zarr_json_path(&refs));
-        RefsOutput { refs, zarr_json }
+        RefsOutput {
+            refs,
+            zarr_json,
+            templates: true,
+        }
     }
 }
 
@@ -38,7 +45,10 @@ impl Output for RefsOutput {
     }
 
     fn write(&self, plan: &Plan) -> Result<(), Error> {
-        vzplan_emit::write_atomic(&self.refs, |w| vzplan_emit::write_refs(plan, w))?;
+        let opts = vzplan_emit::RefsOptions {
+            templates: self.templates,
+        };
+        vzplan_emit::write_atomic(&self.refs, |w| vzplan_emit::write_refs_with(plan, opts, w))?;
         if let Some(z) = &self.zarr_json {
             write_zarr_json(plan, z)?;
         }
