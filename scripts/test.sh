@@ -16,6 +16,8 @@ cargo test --workspace --quiet 2>&1 | tee target/cargo-test.log
 echo "== read-back conformance"
 cargo build --quiet -p vzplan-cli
 .venv/bin/python scripts/readback.py --vzplan target/debug/vzplan
+echo "== Icechunk: build --icechunk for every collection, read back with icechunk-python + zarr"
+.venv/bin/python scripts/readback_icechunk.py --vzplan target/debug/vzplan
 echo "== TIFF read-back: every array of every TIFF fixture vs tifffile"
 cargo build --quiet -p vzplan-tiff --examples
 VZPLAN_TIFF_DUMP=target/debug/examples/dump .venv/bin/python scripts/readback_tiff.py

@@ -8,6 +8,7 @@
 //! ```
 //! Exit codes: 0 everything built; 1 error; 2 usage; 3 built, but something was left out.
 
+mod icechunk;
 mod inputs;
 mod scan;
 
@@ -36,8 +37,10 @@ enum Cmd {
         #[command(flatten)]
         common: Common,
         /// The kerchunk reference file to write.
-        #[arg(short = 'o', long = "output")]
-        output: PathBuf,
+        #[arg(short = 'o', long = "output", required_unless_present = "icechunk")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        icechunk: icechunk::IcechunkArgs,
         /// Where to write the consolidated Zarr v3 zarr.json (default: OUT stem + .zarr.json).
         #[arg(long)]
         zarr_json: Option<PathBuf>,
@@ -316,6 +319,7 @@ fn run(cli: Cli) -> Res<u8> {
         Cmd::Build {
             common,
             output,
+            icechunk,
             zarr_json,
             no_zarr_json,
             json,
@@ -333,6 +337,9 @@ fn run(cli: Cli) -> Res<u8> {
                 eprint!("{}", vzplan_emit::report::text(&plan));
                 return Err("nothing could be built; no output written".into());
             }
+            let Some(output) = output else {
+                return icechunk::build(&plan, &icechunk, &common.scan.io.options(), json);
+            };
             vzplan_emit::write_atomic(&output, |w| vzplan_emit::write_refs(&plan, w))?;
             let zpath = (!no_zarr_json)
                 .then(|| zarr_json.unwrap_or_else(|| vzplan_emit::zarr_json_path(&output)));
