@@ -15,6 +15,7 @@ import asyncio
 import fnmatch
 import glob
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -164,11 +165,51 @@ def check_case(vzplan, base, case, workdir):
     return errors
 
 
+def check_s3(vzplan, base, case):
+    """The same case with sources and repository on moto's S3 (scripts/s3_server.py): the repository
+    declares the s3:// source prefix as a container and icechunk-python reads through it."""
+    import s3_server
+
+    server, endpoint = s3_server.start_moto()
+    try:
+        s3_server.upload_dir(endpoint, "collections", base)
+        s3_server.s3_client(endpoint).create_bucket(Bucket="repos")
+        env = dict(os.environ, AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing",
+                   AWS_REGION="us-east-1")
+        srcs = [f"s3://collections/{pat}" for pat in case["inputs"]]
+        p = subprocess.run([vzplan, "build", *srcs, "--s3-endpoint", endpoint, "--icechunk",
+                            f"s3://repos/{case['name']}", "--json"], capture_output=True, text=True, env=env)
+        if p.returncode != case["exit"]:
+            return [f"s3 build: exit code {p.returncode}\n{p.stderr}"]
+        report = json.loads(p.stdout)
+        want_prefixes = sorted({f"s3://collections/{pat.rsplit('/', 1)[0]}/" for pat in case["inputs"]})
+        if report["icechunk"]["virtual_chunk_containers"] != want_prefixes:
+            return [f"containers {report['icechunk']['virtual_chunk_containers']} != {want_prefixes}"]
+        storage = icechunk.s3_storage(bucket="repos", prefix=case["name"], endpoint_url=endpoint,
+                                      allow_http=True, force_path_style=True, region="us-east-1",
+                                      access_key_id="testing", secret_access_key="testing")
+        config = icechunk.Repository.fetch_config(storage)
+        prefixes = sorted(config.virtual_chunk_containers.keys())
+        if prefixes != want_prefixes:
+            return [f"declared containers {prefixes} != {want_prefixes}"]
+        creds = icechunk.containers_credentials({
+            pfx: icechunk.s3_credentials(access_key_id="testing", secret_access_key="testing") for pfx in prefixes})
+        repo = icechunk.Repository.open(storage, authorize_virtual_chunk_access=creds)
+        group = zarr.open_group(repo.readonly_session(branch="main").store, mode="r", zarr_format=3)
+        sources = []
+        for pat in case["inputs"]:
+            sources.extend(sorted(glob.glob(str(base / pat))))
+        return check_values(group, report, sources, case)
+    finally:
+        server.stop()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vzplan", required=True)
     ap.add_argument("--cases", default=str(Path(__file__).resolve().parent.parent / "testdata/collections/cases.json"))
     ap.add_argument("--only", default="*")
+    ap.add_argument("--no-s3", action="store_true", help="skip the case on moto's S3")
     args = ap.parse_args()
     cases_path = Path(args.cases)
     spec = json.loads(cases_path.read_text())
@@ -189,6 +230,20 @@ def main():
             else:
                 passed += 1
                 print(f"ok   {case['name']}")
+    if not args.no_s3 and fnmatch.fnmatch("yearly", args.only):
+        case = next(c for c in spec["cases"] if c["name"] == "yearly")
+        try:
+            errs = check_s3(args.vzplan, cases_path.parent, case)
+        except Exception as e:
+            errs = [f"{type(e).__name__}: {e}"]
+        if errs:
+            failed += 1
+            print("FAIL s3 yearly")
+            for e in errs:
+                print("  " + e.replace("\n", "\n  "))
+        else:
+            passed += 1
+            print("ok   s3 yearly: sources and repository on S3 (moto), read back by icechunk-python")
     print(f"readback_icechunk: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

@@ -11,7 +11,12 @@ pub struct IcechunkArgs {
     #[arg(long, value_name = "REPO", conflicts_with = "output")]
     pub icechunk: Option<String>,
     /// The branch to commit on (created from main when missing).
-    #[arg(long, value_name = "NAME", default_value = "main", requires = "icechunk")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "main",
+        requires = "icechunk"
+    )]
     pub branch: String,
 }
 

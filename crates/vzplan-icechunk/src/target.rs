@@ -149,12 +149,14 @@ pub(crate) fn s3_options(io: &IoOptions) -> S3Options {
         .or_else(|| std::env::var("AWS_REGION").ok())
         .or_else(|| std::env::var("AWS_DEFAULT_REGION").ok())
         .unwrap_or_else(|| "us-east-1".into());
-    S3Options {
-        region: Some(region),
-        allow_http: endpoint.as_deref().is_some_and(|e| e.starts_with("http://")),
-        force_path_style: endpoint.is_some(),
-        endpoint_url: endpoint,
-        anonymous: io.anon,
-        ..S3Options::default()
-    }
+    // S3Options is non-exhaustive: start from its defaults.
+    let mut o = S3Options::default();
+    o.region = Some(region);
+    o.allow_http = endpoint
+        .as_deref()
+        .is_some_and(|e| e.starts_with("http://"));
+    o.force_path_style = endpoint.is_some();
+    o.endpoint_url = endpoint;
+    o.anonymous = io.anon;
+    o
 }

@@ -32,7 +32,8 @@ fn collection(dir: &std::path::Path) -> Plan {
 }
 
 fn yearly_copy() -> (tempfile::TempDir, Plan) {
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/collections/yearly");
+    let src =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/collections/yearly");
     let dir = tempfile::tempdir().expect("tempdir");
     for e in std::fs::read_dir(&src).expect("yearly") {
         let p = e.expect("entry").path();
@@ -51,7 +52,9 @@ fn rt() -> tokio::runtime::Runtime {
 
 /// The repository opened the way a reader does: every declared container authorised.
 async fn reader(repo_dir: &std::path::Path, branch: &str) -> (Repository, Store) {
-    let storage = icechunk::new_local_filesystem_storage(repo_dir).await.expect("storage");
+    let storage = icechunk::new_local_filesystem_storage(repo_dir)
+        .await
+        .expect("storage");
     let config = Repository::fetch_config(Arc::clone(&storage))
         .await
         .expect("config")
@@ -59,7 +62,12 @@ async fn reader(repo_dir: &std::path::Path, branch: &str) -> (Repository, Store)
         .0;
     let auth: HashMap<String, Option<Credentials>> = config
         .virtual_chunk_containers()
-        .map(|c| (c.url_prefix().to_string(), Some(Credentials::LocalFileSystemAccess)))
+        .map(|c| {
+            (
+                c.url_prefix().to_string(),
+                Some(Credentials::LocalFileSystemAccess),
+            )
+        })
         .collect();
     let repo = Repository::open(storage)
         .authorize_virtual_chunk_access(auth)
@@ -82,7 +90,10 @@ async fn get_json(store: &Store, key: &str) -> Value {
 #[test]
 fn chunk_shapes_are_lists_on_every_axis() {
     assert_eq!(list_chunk_shapes(&AxisEdges(vec![3])), json!([3]));
-    assert_eq!(list_chunk_shapes(&AxisEdges(vec![4, 4, 4])), json!([[4, 3]]));
+    assert_eq!(
+        list_chunk_shapes(&AxisEdges(vec![4, 4, 4])),
+        json!([[4, 3]])
+    );
     assert_eq!(
         list_chunk_shapes(&AxisEdges(vec![366, 365, 365, 365, 2])),
         json!([366, [365, 3], 2])
@@ -122,7 +133,10 @@ fn yearly_round_trip_and_second_commit() {
     let opts = IcechunkOptions::default();
     let first = write(&plan, &target, &opts).expect("first build");
     assert!(first.created);
-    let prefix = format!("file://{}/", src.path().canonicalize().expect("abs").display());
+    let prefix = format!(
+        "file://{}/",
+        src.path().canonicalize().expect("abs").display()
+    );
     assert_eq!(first.containers, vec![prefix.clone()]);
     let want_refs: usize = plan
         .arrays
@@ -142,7 +156,12 @@ fn yearly_round_trip_and_second_commit() {
             .collect();
         assert_eq!(declared, vec![prefix.clone()]);
         let root = get_json(&store, "zarr.json").await;
-        assert_eq!(root["attributes"]["vzplan"]["sources"].as_array().map(Vec::len), Some(4));
+        assert_eq!(
+            root["attributes"]["vzplan"]["sources"]
+                .as_array()
+                .map(Vec::len),
+            Some(4)
+        );
         for a in &plan.arrays {
             let got = get_json(&store, &format!("{}/zarr.json", a.path)).await;
             let mut want = vzplan_emit::zarr::array_json(&plan, a);
@@ -190,13 +209,19 @@ fn yearly_round_trip_and_second_commit() {
         let ChunkData::Ref { offset, length } = c.data else {
             panic!("tas is referenced")
         };
-        let file = plan.sources[c.source].url.trim_start_matches("file://").to_string();
+        let file = plan.sources[c.source]
+            .url
+            .trim_start_matches("file://")
+            .to_string();
         let raw = std::fs::read(&file).expect("source");
         let got = store
             .get(&vzplan_emit::chunk_key("tas", &c.key), &ByteRange::ALL)
             .await
             .expect("virtual chunk");
-        assert_eq!(got.as_ref(), &raw[offset as usize..(offset + length) as usize]);
+        assert_eq!(
+            got.as_ref(),
+            &raw[offset as usize..(offset + length) as usize]
+        );
     });
 
     let second = write(&plan, &target, &opts).expect("second build");
@@ -228,14 +253,20 @@ fn a_changed_source_is_refused_at_read_time() {
     write(&plan, &target, &IcechunkOptions::default()).expect("build");
     let tas = plan.arrays.iter().find(|a| a.path == "tas").expect("tas");
     let c = &tas.chunks[0];
-    let file = plan.sources[c.source].url.trim_start_matches("file://").to_string();
+    let file = plan.sources[c.source]
+        .url
+        .trim_start_matches("file://")
+        .to_string();
     assert!(file.starts_with(&*src.path().canonicalize().expect("abs").to_string_lossy()));
     let key = vzplan_emit::chunk_key("tas", &c.key);
     rt().block_on(async {
         let (_, store) = reader(repo_dir.path(), "main").await;
         assert!(store.get(&key, &ByteRange::ALL).await.is_ok());
         let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
-        let f = std::fs::File::options().append(true).open(&file).expect("open");
+        let f = std::fs::File::options()
+            .append(true)
+            .open(&file)
+            .expect("open");
         f.set_modified(later).expect("touch");
         drop(f);
         let (_, store) = reader(repo_dir.path(), "main").await;

@@ -112,10 +112,7 @@ async fn open_repo(
     };
     let branches = repo.list_branches().await.map_err(repo_err(target))?;
     if !branches.contains(&opts.branch) {
-        let base = repo
-            .lookup_branch("main")
-            .await
-            .map_err(repo_err(target))?;
+        let base = repo.lookup_branch("main").await.map_err(repo_err(target))?;
         repo.create_branch(&opts.branch, &base)
             .await
             .map_err(repo_err(target))?;
