@@ -44,7 +44,8 @@ def open_repo(path, branch="main"):
     storage = icechunk.local_filesystem_storage(str(path))
     config = icechunk.Repository.fetch_config(storage)
     prefixes = sorted((config.virtual_chunk_containers or {}).keys()) if config else []
-    creds = icechunk.containers_credentials({p: None for p in prefixes})
+    # file:// containers need no credentials, only the explicit authorisation.
+    creds = icechunk.containers_credentials({p: icechunk.Credentials.LocalFileSystemAccess() for p in prefixes})
     repo = icechunk.Repository.open(storage, authorize_virtual_chunk_access=creds)
     return repo, prefixes, repo.readonly_session(branch=branch)
 
