@@ -9,6 +9,7 @@
 //! Argument parsing, progress and printing; the work is done by the `vzplan` library.
 //! Exit codes: 0 everything built; 1 error; 2 usage; 3 built, but something was left out.
 
+mod icechunk;
 mod io_args;
 mod progress;
 
@@ -37,8 +38,10 @@ enum Cmd {
         #[command(flatten)]
         common: Common,
         /// The kerchunk reference file to write.
-        #[arg(short = 'o', long = "output")]
-        output: PathBuf,
+        #[arg(short = 'o', long = "output", required_unless_present = "icechunk")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        icechunk: icechunk::IcechunkArgs,
         /// Where to write the consolidated Zarr v3 zarr.json (default: OUT stem + .zarr.json).
         #[arg(long)]
         zarr_json: Option<PathBuf>,
@@ -242,11 +245,15 @@ fn run(cli: Cli) -> Result<u8, Error> {
         Cmd::Build {
             common,
             output,
+            icechunk,
             zarr_json,
             no_zarr_json,
             no_templates,
             json,
-        } => build(&common, output, zarr_json, no_zarr_json, no_templates, json),
+        } => match output {
+            Some(output) => build(&common, output, zarr_json, no_zarr_json, no_templates, json),
+            None => icechunk::build(&common, &icechunk, json),
+        },
         Cmd::Scan {
             scan: args,
             output,

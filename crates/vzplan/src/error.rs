@@ -49,6 +49,9 @@ pub enum Error {
     Emit(#[from] vzplan_emit::EmitError),
     #[error(transparent)]
     Json(#[from] serde_json::Error),
+    /// Writing an Icechunk repository.
+    #[error(transparent)]
+    Icechunk(#[from] vzplan_icechunk::Error),
     /// `verify`: the refs file cannot be read or is not vzplan's.
     #[error("{path}: {message}")]
     Refs { path: String, message: String },

@@ -15,6 +15,7 @@
 pub mod build;
 mod error;
 pub mod formats;
+pub mod icechunk;
 pub mod inputs;
 pub mod layouts;
 pub mod outputs;
@@ -25,6 +26,7 @@ pub mod verify;
 pub use build::{build, plan, BuildOptions, BuildReport, PlanOptions, Source};
 pub use error::Error;
 pub use formats::{FormatError, FormatReader, ReadOptions, FORMATS};
+pub use icechunk::IcechunkOutput;
 pub use inputs::{Input, InputError, Inputs, Shard, ShardError};
 pub use outputs::{HtmlReport, Output, RefsOutput};
 pub use progress::{NoProgress, Progress, ProgressSink};
