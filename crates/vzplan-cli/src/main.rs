@@ -48,6 +48,9 @@ enum Cmd {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Replace existing files that are not vzplan outputs (never an input).
+        #[arg(long)]
+        force: bool,
     },
     /// Show what would be built, what cannot be, and why.
     Plan {
@@ -147,24 +150,64 @@ struct Common {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        // --help and --version, and usage errors without --json, as clap prints them.
+        Err(e) if !e.use_stderr() || !std::env::args().any(|a| a == "--json") => e.exit(),
+        Err(e) => {
+            let msg = e.kind().to_string();
+            eprint!("{}", vzplan::redact_text(&e.render().to_string()));
+            print_json_error(&msg, 2, None);
+            return ExitCode::from(2);
+        }
+    };
+    let json = match &cli.cmd {
+        Cmd::Build { json, .. } | Cmd::Plan { json, .. } | Cmd::Verify { json, .. } => *json,
+        Cmd::Scan { .. } => false,
+    };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             // What the error carries is shown before it, as the findings or failures behind it.
+            let mut report = None;
             match &e {
                 Error::NothingRead { failures } => {
                     for f in failures {
-                        eprintln!("{}", f.error);
+                        eprintln!("{}", vzplan::redact_text(&f.error));
                     }
+                    let f: Vec<_> = failures
+                        .iter()
+                        .map(|f| serde_json::json!({"url": f.url, "error": f.error}))
+                        .collect();
+                    report = Some(serde_json::json!({ "failures": f }));
                 }
-                Error::NothingBuilt { plan } => eprint!("{}", vzplan::report::text(plan)),
+                Error::NothingBuilt { plan } => {
+                    eprint!("{}", vzplan::report::text(plan));
+                    report = Some(vzplan::report::json(plan));
+                }
                 _ => {}
             }
-            eprintln!("vzplan: {e}");
-            ExitCode::from(1)
+            let msg = vzplan::redact_text(&e.to_string());
+            eprintln!("vzplan: {msg}");
+            let code = e.exit_code();
+            if json {
+                print_json_error(&msg, code, report);
+            }
+            ExitCode::from(code)
         }
     }
+}
+
+/// `--json` on a failed run: `{"error", "exit_code"}` plus whatever report exists.
+fn print_json_error(msg: &str, code: u8, report: Option<serde_json::Value>) {
+    let mut doc = match report {
+        Some(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    doc.insert("error".into(), msg.into());
+    doc.insert("exit_code".into(), code.into());
+    let text = serde_json::to_string_pretty(&serde_json::Value::Object(doc));
+    println!("{}", vzplan::redact_text(&text.unwrap_or_default()));
 }
 
 fn scan_options(a: &ScanArgs) -> ScanOptions {
@@ -242,7 +285,8 @@ fn run(cli: Cli) -> Result<u8, Error> {
             zarr_json,
             no_zarr_json,
             json,
-        } => build(&common, output, zarr_json, no_zarr_json, json),
+            force,
+        } => build(&common, output, zarr_json, no_zarr_json, json, force),
         Cmd::Scan {
             scan: args,
             output,
@@ -257,7 +301,7 @@ fn run(cli: Cli) -> Result<u8, Error> {
             let failed = vzplan::layouts::write(&scanned, &output.to_string_lossy(), &opts.io)?;
             for s in &scanned {
                 if let Err(e) = &s.result {
-                    eprintln!("{e}");
+                    eprintln!("{}", vzplan::redact_text(&e.to_string()));
                 }
             }
             eprintln!(
@@ -292,15 +336,24 @@ fn build(
     zarr_json: Option<PathBuf>,
     no_zarr_json: bool,
     json: bool,
+    force: bool,
 ) -> Result<u8, Error> {
-    let zpath = (!no_zarr_json)
-        .then(|| zarr_json.unwrap_or_else(|| vzplan::outputs::zarr_json_path(&output)));
+    // `-o -`: refs.json on standard output, the report on standard error, and no zarr.json unless
+    // --zarr-json names one.
+    let stdout = output.as_os_str() == "-";
+    let zpath = match zarr_json {
+        _ if no_zarr_json => None,
+        Some(z) => Some(z),
+        None if stdout => None,
+        None => Some(vzplan::outputs::zarr_json_path(&output)),
+    };
     let opts = BuildOptions {
         plan: plan_options(common),
         outputs: vec![Box::new(RefsOutput {
             refs: output.clone(),
             zarr_json: zpath.clone(),
         })],
+        force,
     };
     let term = progress::Terminal::new(common.scan.stats);
     let report = vzplan::build(&source(common)?, &opts, &term)?;
@@ -313,7 +366,14 @@ fn build(
                 o.insert("zarr_json".into(), z.display().to_string().into());
             }
         }
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        let text = serde_json::to_string_pretty(&r)?;
+        if stdout {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
+        }
+    } else if stdout {
+        eprint!("{}", vzplan::report::text(plan));
     } else {
         print!("{}", vzplan::report::text(plan));
         println!("wrote {}", output.display());

@@ -52,4 +52,37 @@ pub enum Error {
     /// `verify`: the refs file cannot be read or is not vzplan's.
     #[error("{path}: {message}")]
     Refs { path: String, message: String },
+    /// An output that would destroy something, or one path given for two outputs.
+    #[error(transparent)]
+    Output(#[from] crate::outputs::OutputError),
+    /// `--var NAME` names no variable of any file.
+    #[error("--var {name}: no such variable; the files have: {}", available.join(", "))]
+    UnknownVar {
+        name: String,
+        available: Vec<String>,
+    },
+    /// `--concat-dim NAME` names no dimension of any file.
+    #[error("--concat-dim {name}: no such dimension; the files have: {}", available.join(", "))]
+    UnknownDim {
+        name: String,
+        available: Vec<String>,
+    },
+}
+
+impl Error {
+    /// The exit code of a run that ends with this error: 2 for a usage error (what was asked
+    /// cannot mean anything: no inputs, an unknown name, an output that would destroy a file),
+    /// 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        use crate::outputs::OutputError as O;
+        match self {
+            Error::NoInputs
+            | Error::InputsAndLayouts
+            | Error::Shard(_)
+            | Error::UnknownVar { .. }
+            | Error::UnknownDim { .. }
+            | Error::Output(O::IsInput { .. } | O::NotOurs { .. } | O::Twice { .. }) => 2,
+            _ => 1,
+        }
+    }
 }
