@@ -202,8 +202,14 @@ pub fn build(
     let mut targets: Vec<(&'static str, PathBuf)> =
         opts.outputs.iter().flat_map(|o| o.targets()).collect();
     targets.extend(html.iter().flat_map(|h| h.targets()));
-    // Once before scanning (a slip is told at once), once the inputs are known.
-    write::guard(&targets, opts.force, &[])?;
+    // Once before scanning, against the paths given (a slip is told at once), once more when
+    // every input is known.
+    let given = match source {
+        Source::Scan { inputs, .. } => &inputs.paths,
+        Source::Layouts { patterns, .. } => patterns,
+    };
+    let given: Vec<PathBuf> = given.iter().filter_map(|p| write::local_path(p)).collect();
+    write::guard(&targets, opts.force, &given)?;
     let (layouts, failures, read) = gather_with_inputs(source, progress)?;
     write::guard(&targets, opts.force, &read)?;
     let mut plan = plan_layouts(layouts, failures, &opts.plan)?;

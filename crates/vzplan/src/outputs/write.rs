@@ -116,6 +116,7 @@ pub fn guard(
 ) -> Result<(), OutputError> {
     let mut seen: Vec<(&'static str, &PathBuf, Dest)> = Vec::new();
     let mut existing: HashSet<(u64, u64)> = HashSet::new();
+    let mut not_ours = None;
     for (kind, path) in targets {
         let d = dest(path)?;
         if let Some((first, _, _)) = seen.iter().find(|(_, _, o)| *o == d && d != Dest::Stdout) {
@@ -129,8 +130,8 @@ pub fn guard(
             if let Ok(m) = std::fs::metadata(t) {
                 existing.insert((m.dev(), m.ino()));
                 let head = head_of(t).map_err(io_err(path))?;
-                if !force && !is_vzplan_output(&head) {
-                    return Err(OutputError::NotOurs {
+                if !force && !is_vzplan_output(&head) && not_ours.is_none() {
+                    not_ours = Some(OutputError::NotOurs {
                         path: path.display().to_string(),
                         head: head
                             .iter()
@@ -147,7 +148,7 @@ pub fn guard(
     if existing.is_empty() {
         return Ok(());
     }
-    // Even with --force: refs written over a file they reference would reference themselves.
+    // Being an input is told first: it is the graver slip, and --force does not lift it.
     for i in inputs {
         let Ok(m) = std::fs::metadata(i) else {
             continue;
@@ -163,7 +164,7 @@ pub fn guard(
             path: path.display().to_string(),
         });
     }
-    Ok(())
+    not_ours.map_or(Ok(()), Err)
 }
 
 fn same_file(p: &Path, m: &std::fs::Metadata) -> bool {
