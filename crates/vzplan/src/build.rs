@@ -79,15 +79,20 @@ pub fn gather(
     source: &Source,
     progress: &dyn ProgressSink,
 ) -> Result<(Vec<SourceLayout>, Vec<ScanFailure>), Error> {
-    let (layouts, failures, _) = gather_with_inputs(source, progress)?;
-    Ok((layouts, failures))
+    let g = gather_with_inputs(source, progress)?;
+    Ok((g.layouts, g.failures))
 }
 
-/// [`gather`], plus every local file read (sources and layout files): no output may replace one.
-fn gather_with_inputs(
-    source: &Source,
-    progress: &dyn ProgressSink,
-) -> Result<(Vec<SourceLayout>, Vec<ScanFailure>, Vec<PathBuf>), Error> {
+/// Layouts and failures, and every local file read (sources and layout files).
+struct Gathered {
+    layouts: Vec<SourceLayout>,
+    failures: Vec<ScanFailure>,
+    /// No output may replace one of these.
+    read: Vec<PathBuf>,
+}
+
+/// [`gather`], plus every local file read.
+fn gather_with_inputs(source: &Source, progress: &dyn ProgressSink) -> Result<Gathered, Error> {
     let (layouts, failures, mut read) = match source {
         Source::Layouts { patterns, io } => {
             let files = crate::inputs::expand(patterns, io)?;
@@ -102,7 +107,11 @@ fn gather_with_inputs(
     };
     read.extend(layouts.iter().filter_map(|l| write::local_path(&l.url)));
     read.extend(failures.iter().filter_map(|f| write::local_path(&f.url)));
-    Ok((layouts, failures, read))
+    Ok(Gathered {
+        layouts,
+        failures,
+        read,
+    })
 }
 
 /// `--var` and `--concat-dim` must name something some file has: checked before planning.
@@ -176,12 +185,12 @@ pub fn plan(
     opts: &PlanOptions,
     progress: &dyn ProgressSink,
 ) -> Result<Plan, Error> {
-    let (layouts, failures, read) = gather_with_inputs(source, progress)?;
+    let g = gather_with_inputs(source, progress)?;
     let html = opts.html.clone().map(|path| HtmlReport { path });
     if let Some(h) = &html {
-        write::guard(&h.targets(), false, &read)?;
+        write::guard(&h.targets(), false, &g.read)?;
     }
-    let plan = plan_layouts(layouts, failures, opts)?;
+    let plan = plan_layouts(g.layouts, g.failures, opts)?;
     if let Some(h) = &html {
         h.write(&plan)?;
     }
@@ -210,9 +219,9 @@ pub fn build(
     };
     let given: Vec<PathBuf> = given.iter().filter_map(|p| write::local_path(p)).collect();
     write::guard(&targets, opts.force, &given)?;
-    let (layouts, failures, read) = gather_with_inputs(source, progress)?;
-    write::guard(&targets, opts.force, &read)?;
-    let mut plan = plan_layouts(layouts, failures, &opts.plan)?;
+    let g = gather_with_inputs(source, progress)?;
+    write::guard(&targets, opts.force, &g.read)?;
+    let mut plan = plan_layouts(g.layouts, g.failures, &opts.plan)?;
     // The page shows the plan before patching; it is renamed into place with the other outputs.
     let mut staged = match &html {
         Some(h) => h.stage(&plan)?,

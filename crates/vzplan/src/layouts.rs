@@ -95,7 +95,7 @@ pub fn read(
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match take(&line) {
+            match take(line) {
                 Ok(Ok(l)) => ok.push(l),
                 Ok(Err(failure)) => failed.push(failure),
                 Err(why) => failed.push(bad(why)),

@@ -84,7 +84,7 @@ fn an_over_long_or_bad_layout_line_is_left_out_by_file_and_line() {
     long.extend(b"\"}");
     let l = layouts_file(dir.path(), &[long, b"not json".to_vec()]);
     let name = l.display().to_string();
-    let files = vzplan::inputs::expand(&[name.clone()], &IoOptions::default()).unwrap();
+    let files = vzplan::inputs::expand(std::slice::from_ref(&name), &IoOptions::default()).unwrap();
     let (ok, failed) = layouts::read(&files, &IoOptions::default()).unwrap();
     assert_eq!(ok.len(), 4, "the other lines are read");
     let urls: Vec<&str> = failed.iter().map(|f| f.url.as_str()).collect();

@@ -215,14 +215,9 @@ pub fn stage(
     f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<Staged, Error> {
     let err = io_err(path);
-    let direct = |w: &mut dyn Write, f: Box<dyn FnOnce(&mut dyn Write) -> io::Result<()> + '_>| {
-        let mut bw = io::BufWriter::with_capacity(1 << 20, w);
-        f(&mut bw)?;
-        bw.flush()
-    };
     match dest(path)? {
         Dest::Stdout => {
-            direct(&mut io::stdout().lock(), Box::new(f)).map_err(&err)?;
+            direct(&mut io::stdout().lock(), f).map_err(&err)?;
             Ok(Staged {
                 tmp: None,
                 target: path.to_path_buf(),
@@ -233,7 +228,7 @@ pub fn stage(
                 .write(true)
                 .open(&t)
                 .map_err(&err)?;
-            direct(&mut file, Box::new(f)).map_err(&err)?;
+            direct(&mut file, f).map_err(&err)?;
             Ok(Staged {
                 tmp: None,
                 target: t,
@@ -261,6 +256,12 @@ pub fn stage(
             Ok(staged)
         }
     }
+}
+
+fn direct(w: &mut dyn Write, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    let mut bw = io::BufWriter::with_capacity(1 << 20, w);
+    f(&mut bw)?;
+    bw.flush()
 }
 
 /// Stages and commits one output.
