@@ -37,10 +37,11 @@ pub fn write(scanned: &[Scanned], dest: &str, io: &IoOptions) -> Result<usize, E
     Ok(failed)
 }
 
-/// The longest layout line read. A line is one file's layout; its chunk table costs ~60 bytes per
-/// chunk (`{"index":[i,j,k],"data":{"offset":…,"size":…}}`), so 32 MiB holds about 500 000 chunks
-/// in one file — the largest file measured here (40 MB, 10 000 chunks) makes a 0.6 MB line. A
-/// longer line is left out by name (file and line number) and the other lines are read.
+/// The longest layout line read. A line is one file's layout; its chunk table costs ~69 bytes per
+/// chunk (`{"index":[i,j,k],"data":{"offset":…,"size":…}}`), so 32 MiB holds about 480 000 chunks
+/// of one file (such a line plans in 85 MB), where the largest file measured here (40 MB, 10 000
+/// chunks) makes a 0.7 MB line. A longer line is left out by name (file and line number) without
+/// being kept, and the other lines are read.
 pub const MAX_LINE: usize = 32 << 20;
 
 /// A file that failed when it was scanned.
