@@ -470,6 +470,15 @@ fn outputs_follow_symlinks_go_to_stdout_and_get_the_umask_mode() {
     assert_eq!(v["version"], 1);
     assert!(stderr.contains("array(s) planned"), "{stderr}");
     assert!(!d.join("-").exists() && !d.join("-.zarr.json").exists());
+    // /dev/stdout (a link to a pipe here) is written through, not replaced.
+    let args = ["build", &names[0], "-o", "/dev/stdout", "--no-zarr-json"];
+    let (code, stdout, stderr) = vzplan_within(60, &args, d);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("{\"version\":1"), "{stdout}");
+    assert!(std::fs::symlink_metadata("/dev/stdout")
+        .unwrap()
+        .file_type()
+        .is_symlink());
 }
 
 #[test]

@@ -78,13 +78,17 @@ fn dest(path: &Path) -> Result<Dest, OutputError> {
     if path.as_os_str() == "-" {
         return Ok(Dest::Stdout);
     }
-    let target = follow_links(path).map_err(io_err(path))?;
-    match std::fs::metadata(&target) {
+    // The kernel follows the links of what exists (also /proc's magic links behind /dev/stdout,
+    // whose text is no path); a link to a file not created yet is followed by hand.
+    match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => Err(OutputError::Directory {
             path: path.display().to_string(),
         }),
-        Ok(m) if !m.is_file() => Ok(Dest::Direct(target)),
-        _ => Ok(Dest::Replace(target)),
+        Ok(m) if !m.is_file() => Ok(Dest::Direct(path.to_path_buf())),
+        Ok(_) => Ok(Dest::Replace(
+            std::fs::canonicalize(path).map_err(io_err(path))?,
+        )),
+        Err(_) => Ok(Dest::Replace(follow_links(path).map_err(io_err(path))?)),
     }
 }
 
