@@ -29,6 +29,8 @@ pub mod ctx;
 pub mod dataset;
 pub mod error;
 pub mod fheap;
+mod fheap_huge;
+pub mod filters;
 pub mod group;
 pub mod heap;
 mod idx;
@@ -36,6 +38,8 @@ pub mod messages;
 mod netcdf;
 pub mod ohdr;
 pub mod superblock;
+pub mod types;
+pub mod vlen;
 
 use crate::ctx::Ctx;
 pub use crate::error::Error;
@@ -129,6 +133,9 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
     let mut problems = w.problems;
     let mut out_arrays = Vec::new();
     for (d, dims) in w.dsets.into_iter().zip(arrays) {
+        for reason in &d.attr_problems {
+            problems.push(attr_problem(&d.path, reason));
+        }
         if d.pure_dim && d.is_scale {
             continue;
         }
@@ -169,7 +176,22 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
     })
 }
 
+/// An attribute left out: its own problem path (`<object>:attribute`, the root group is `/`),
+/// so the object itself is still built.
+fn attr_problem(obj: &str, reason: &str) -> ArrayProblem {
+    let obj = if obj.is_empty() { "/" } else { obj };
+    ArrayProblem {
+        path: format!("{obj}:attribute"),
+        reason: reason.to_string(),
+    }
+}
+
 impl Walk<'_, '_> {
+    fn attr_problems(&mut self, path: &str, failed: Vec<String>) {
+        for reason in failed {
+            self.problems.push(attr_problem(path, &reason));
+        }
+    }
     fn group(&mut self, path: String, oh: &ohdr::ObjHeader, depth: usize) -> Result<usize> {
         if depth > MAX_DEPTH {
             return Err(Error::malformed("groups nest too deep"));
@@ -180,7 +202,8 @@ impl Walk<'_, '_> {
             children: Vec::new(),
             dsets: Vec::new(),
         });
-        let alist = attrs::read_all(self.ctx, oh)?;
+        let (alist, failed) = attrs::read_all_checked(self.ctx, oh)?;
+        self.attr_problems(&path, failed);
         self.group_attrs
             .push(attrs::to_map(self.ctx, &self.gh, &alist));
         let links = group::links(self.ctx, oh)?;

@@ -99,6 +99,20 @@ pub enum Datatype {
     },
     VlenStr,
     VlenSeq(Box<Datatype>),
+    /// Enumerated: the base integer type and each member's name and value (`crate::types`).
+    Enum {
+        base: Box<Datatype>,
+        members: Vec<(String, Vec<u8>)>,
+    },
+    Compound {
+        size: u32,
+        members: Vec<crate::types::Member>,
+    },
+    /// HDF5 2.0 complex class: two IEEE floats of `size / 2` bytes.
+    Complex {
+        size: u32,
+        be: bool,
+    },
     /// Reference; `kind` 0 object, 1 region (version 1–3 encodings); `size` bytes each.
     Ref {
         size: u32,
@@ -138,7 +152,10 @@ impl Datatype {
             | Datatype::Float { size, .. }
             | Datatype::Str { size, .. }
             | Datatype::Ref { size, .. }
-            | Datatype::Other { size, .. } => *size,
+            | Datatype::Other { size, .. }
+            | Datatype::Compound { size, .. }
+            | Datatype::Complex { size, .. } => *size,
+            Datatype::Enum { base, .. } => base.size(),
             // Stored vlen elements: length (4) + global heap ID (address + 4); callers use the
             // size from the message for those, this is only a fallback for 8-byte offsets.
             Datatype::VlenStr | Datatype::VlenSeq(_) => 16,
@@ -153,6 +170,9 @@ impl Datatype {
             Datatype::Int { size, .. } => format!("{size}-byte integer datatype"),
             Datatype::Float { size, .. } => format!("{size}-byte float datatype"),
             Datatype::Str { size, .. } => format!("{size}-byte string datatype"),
+            Datatype::Enum { .. } => "enumerated datatype".into(),
+            Datatype::Compound { size, .. } => format!("{size}-byte compound datatype"),
+            Datatype::Complex { size, .. } => format!("{size}-byte complex datatype"),
         }
     }
 }
@@ -170,7 +190,7 @@ fn datatype_depth(c: &mut Cur, depth: u32) -> Result<Datatype> {
     let class = cv & 0x0f;
     let version = cv >> 4;
     let b0 = c.u8()?;
-    let _b1 = c.u8()?;
+    let b1 = c.u8()?;
     let _b2 = c.u8()?;
     let size = c.u32()?;
     let other = |what: String| Datatype::Other { class, size, what };
@@ -232,6 +252,13 @@ fn datatype_depth(c: &mut Cur, depth: u32) -> Result<Datatype> {
                 }
             }
         }
+        6 => crate::types::compound(c, version, (b0, b1), size, &mut |c| {
+            datatype_depth(c, depth + 1)
+        })?,
+        8 => {
+            crate::types::enumeration(c, version, (b0, b1), &mut |c| datatype_depth(c, depth + 1))?
+        }
+        11 => crate::types::complex(c, size, &mut |c| datatype_depth(c, depth + 1))?,
         9 => {
             let vtype = b0 & 0x03;
             let base = datatype_depth(c, depth + 1)?;

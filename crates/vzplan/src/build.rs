@@ -239,7 +239,9 @@ pub fn build(
             });
         }
     }
-    if plan.arrays.is_empty() {
+    // A file of only attributes (and dimensions, which have no Zarr object) is still a group
+    // worth writing; no arrays because some were left out is an error.
+    if plan.arrays.is_empty() && (plan.incomplete() || plan.sources.is_empty()) {
         write::commit(staged)?;
         return Err(Error::NothingBuilt {
             plan: Box::new(plan),
