@@ -155,8 +155,10 @@ fn main() -> ExitCode {
         // --help and --version, and usage errors without --json, as clap prints them.
         Err(e) if !e.use_stderr() || !std::env::args().any(|a| a == "--json") => e.exit(),
         Err(e) => {
-            let msg = e.kind().to_string();
-            eprint!("{}", vzplan::redact_text(&e.render().to_string()));
+            let text = vzplan::redact_text(&e.render().to_string());
+            eprint!("{text}");
+            let first = text.lines().next().unwrap_or_default();
+            let msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
             print_json_error(&msg, 2, None);
             return ExitCode::from(2);
         }

@@ -72,9 +72,7 @@ pub fn read(
         } else if vzplan_io::is_url(name) {
             Box::new(std::io::Cursor::new(vzplan_io::remote::get_all(name, io)?))
         } else {
-            if let Some(why) = vzplan_io::not_regular(std::path::Path::new(name)) {
-                return Err(read_err(std::io::Error::other(why)));
-            }
+            // A FIFO is read as a stream here (`--from-layouts <(…)`): layouts are not sources.
             let file = std::fs::File::open(name).map_err(read_err)?;
             Box::new(std::io::BufReader::with_capacity(1 << 20, file))
         };

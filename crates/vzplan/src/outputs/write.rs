@@ -88,7 +88,22 @@ fn dest(path: &Path) -> Result<Dest, OutputError> {
         Ok(_) => Ok(Dest::Replace(
             std::fs::canonicalize(path).map_err(io_err(path))?,
         )),
-        Err(_) => Ok(Dest::Replace(follow_links(path).map_err(io_err(path))?)),
+        Err(_) => Ok(Dest::Replace(absolute(
+            &follow_links(path).map_err(io_err(path))?,
+        ))),
+    }
+}
+
+/// A path not created yet, with its directory resolved (so that `r.json` and `./r.json` are
+/// told to be one path); as given when the directory does not exist either.
+fn absolute(p: &Path) -> PathBuf {
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match (std::fs::canonicalize(dir), p.file_name()) {
+        (Ok(d), Some(name)) => d.join(name),
+        _ => p.to_path_buf(),
     }
 }
 
