@@ -159,7 +159,7 @@ fn main() -> ExitCode {
             eprint!("{text}");
             let first = text.lines().next().unwrap_or_default();
             let msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
-            print_json_error(&msg, 2, None);
+            print_json(&serde_json::json!({"error": msg, "exit_code": 2}));
             return ExitCode::from(2);
         }
     };
@@ -171,45 +171,26 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             // What the error carries is shown before it, as the findings or failures behind it.
-            let mut report = None;
             match &e {
                 Error::NothingRead { failures } => {
                     for f in failures {
                         eprintln!("{}", vzplan::redact_text(&f.error));
                     }
-                    let f: Vec<_> = failures
-                        .iter()
-                        .map(|f| serde_json::json!({"url": f.url, "error": f.error}))
-                        .collect();
-                    report = Some(serde_json::json!({ "failures": f }));
                 }
-                Error::NothingBuilt { plan } => {
-                    eprint!("{}", vzplan::report::text(plan));
-                    report = Some(vzplan::report::json(plan));
-                }
+                Error::NothingBuilt { plan } => eprint!("{}", vzplan::report::text(plan)),
                 _ => {}
             }
-            let msg = vzplan::redact_text(&e.to_string());
-            eprintln!("vzplan: {msg}");
-            let code = e.exit_code();
+            eprintln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
             if json {
-                print_json_error(&msg, code, report);
+                print_json(&e.json());
             }
-            ExitCode::from(code)
+            ExitCode::from(e.exit_code())
         }
     }
 }
 
-/// `--json` on a failed run: `{"error", "exit_code"}` plus whatever report exists.
-fn print_json_error(msg: &str, code: u8, report: Option<serde_json::Value>) {
-    let mut doc = match report {
-        Some(serde_json::Value::Object(m)) => m,
-        _ => serde_json::Map::new(),
-    };
-    doc.insert("error".into(), msg.into());
-    doc.insert("exit_code".into(), code.into());
-    let text = serde_json::to_string_pretty(&serde_json::Value::Object(doc));
-    println!("{}", vzplan::redact_text(&text.unwrap_or_default()));
+fn print_json(doc: &serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(doc).unwrap_or_default());
 }
 
 fn scan_options(a: &ScanArgs) -> ScanOptions {
@@ -346,8 +327,7 @@ fn build(
     let zpath = match zarr_json {
         _ if no_zarr_json => None,
         Some(z) => Some(z),
-        None if stdout => None,
-        None => Some(vzplan::outputs::zarr_json_path(&output)),
+        None => vzplan::outputs::default_zarr_json(&output),
     };
     let opts = BuildOptions {
         plan: plan_options(common),

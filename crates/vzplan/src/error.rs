@@ -70,6 +70,37 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error as a JSON document (what `--json` prints when a run fails): `error` (the message,
+    /// URLs redacted) and `exit_code`, plus the report there is: the plan's report for
+    /// [`Error::NothingBuilt`], the failures for [`Error::NothingRead`].
+    pub fn json(&self) -> serde_json::Value {
+        let mut doc = match self {
+            Error::NothingBuilt { plan } => match vzplan_emit::report::json(plan) {
+                serde_json::Value::Object(m) => m,
+                _ => serde_json::Map::new(),
+            },
+            Error::NothingRead { failures } => {
+                let f: Vec<serde_json::Value> = failures
+                    .iter()
+                    .map(|f| {
+                        serde_json::json!({
+                            "url": vzplan_io::redact(&f.url),
+                            "error": vzplan_io::redact_text(&f.error),
+                        })
+                    })
+                    .collect();
+                serde_json::Map::from_iter([("failures".to_string(), f.into())])
+            }
+            _ => serde_json::Map::new(),
+        };
+        doc.insert(
+            "error".into(),
+            vzplan_io::redact_text(&self.to_string()).into(),
+        );
+        doc.insert("exit_code".into(), self.exit_code().into());
+        serde_json::Value::Object(doc)
+    }
+
     /// The exit code of a run that ends with this error: 2 for a usage error (what was asked
     /// cannot mean anything: no inputs, an unknown name, an output that would destroy a file),
     /// 1 otherwise.

@@ -147,5 +147,12 @@ fn an_output_onto_an_input_is_a_usage_error_even_forced() {
         "{e}"
     );
     assert_eq!(e.exit_code(), 2);
+    assert_eq!(e.json()["exit_code"], 2);
+    assert!(e.json()["error"]
+        .as_str()
+        .unwrap()
+        .contains("is one of the inputs"));
     assert_eq!(std::fs::read(&src).unwrap(), before);
+    // `-` is standard output: no zarr.json file beside it.
+    assert_eq!(RefsOutput::new("-").zarr_json, None);
 }

@@ -39,10 +39,10 @@ pub struct RefsOutput {
 }
 
 impl RefsOutput {
-    /// `refs.json` with its `zarr.json` at the default place (`refs.json` → `refs.zarr.json`).
+    /// `refs.json` with its `zarr.json` at the default place ([`default_zarr_json`]).
     pub fn new(refs: impl Into<PathBuf>) -> Self {
         let refs = refs.into();
-        let zarr_json = Some(vzplan_emit::zarr_json_path(&refs));
+        let zarr_json = default_zarr_json(&refs);
         RefsOutput { refs, zarr_json }
     }
 }
@@ -73,6 +73,12 @@ impl Output for RefsOutput {
         }
         Ok(staged)
     }
+}
+
+/// Where `zarr.json` goes by default: beside refs.json (`refs.json` → `refs.zarr.json`); none
+/// when refs.json goes to standard output (`-`).
+pub fn default_zarr_json(refs: &Path) -> Option<PathBuf> {
+    (refs.as_os_str() != "-").then(|| vzplan_emit::zarr_json_path(refs))
 }
 
 fn stage_zarr_json(plan: &Plan, path: &Path) -> Result<Staged, Error> {
