@@ -18,6 +18,8 @@ cargo build --quiet -p vzplan-cli
 .venv/bin/python scripts/readback.py --vzplan target/debug/vzplan
 echo "== real-writer HDF5 / netCDF-4 features: plugin filters, enum/complex/vlen types, huge attributes"
 .venv/bin/python scripts/readback.py --vzplan target/debug/vzplan --cases testdata/real/cases.json
+echo "== xarray read-back: xr.open_zarr over the refs (consolidated and not) vs xr.open_mfdataset / tifffile"
+.venv/bin/python scripts/readback_xarray.py --vzplan target/debug/vzplan
 echo "== TIFF read-back: every array of every TIFF fixture vs tifffile"
 cargo build --quiet -p vzplan-tiff --examples
 VZPLAN_TIFF_DUMP=target/debug/examples/dump .venv/bin/python scripts/readback_tiff.py

@@ -302,6 +302,28 @@ fn vzplan_within(secs: u64, args: &[&str], dir: &Path) -> (i32, String, String) 
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("run vzplan");
+    // Read both pipes while waiting: a child writing more than a pipe holds would block.
+    let pipe = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut r) = r {
+                r.read_to_string(&mut s).unwrap();
+            }
+            s
+        })
+    };
+    let out = pipe(
+        child
+            .stdout
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let err = pipe(
+        child
+            .stderr
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
     let start = std::time::Instant::now();
     let code = loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -314,19 +336,7 @@ fn vzplan_within(secs: u64, args: &[&str], dir: &Path) -> (i32, String, String) 
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
-    let (mut out, mut err) = (String::new(), String::new());
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let (out, err) = (out.join().unwrap(), err.join().unwrap());
     (code, out, err)
 }
 
@@ -662,4 +672,38 @@ fn json_is_printed_also_when_the_run_fails() {
             "{e}"
         );
     }
+}
+
+#[test]
+fn no_templates_writes_the_template_urls_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    let (code, out, err) = build("yearly", &a, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = build("yearly", &b, &["--no-templates"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let va: Value = serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    let vb: Value = serde_json::from_str(&std::fs::read_to_string(&b).unwrap()).unwrap();
+    assert!(vb.get("templates").is_none());
+    let templates = va["templates"].as_object().unwrap();
+    let (ra, rb) = (
+        va["refs"].as_object().unwrap(),
+        vb["refs"].as_object().unwrap(),
+    );
+    assert_eq!(ra.len(), rb.len());
+    let mut expanded = 0;
+    for (k, v) in ra {
+        let mut want = v.clone();
+        if let Some(t) = v.get(0).and_then(Value::as_str) {
+            let name = t.trim_start_matches("{{").trim_end_matches("}}");
+            want[0] = templates[name].clone();
+            expanded += 1;
+        }
+        assert_eq!(&rb[k], &want, "{k}");
+    }
+    assert!(expanded >= 8, "{expanded}");
+    // _FillValue is written as xarray's FillValueCoder writes it for Zarr v3: base64 of the
+    // little-endian float64 (1e20 as float32, widened).
+    let meta: Value = serde_json::from_str(ra["tas/zarr.json"].as_str().unwrap()).unwrap();
+    assert_eq!(meta["attributes"]["_FillValue"], "AAAAgB2vFUQ=");
 }

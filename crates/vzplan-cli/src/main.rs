@@ -45,6 +45,9 @@ enum Cmd {
         /// Do not write the consolidated zarr.json.
         #[arg(long)]
         no_zarr_json: bool,
+        /// Write full URLs in every reference instead of kerchunk templates.
+        #[arg(long)]
+        no_templates: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -267,9 +270,18 @@ fn run(cli: Cli) -> Result<u8, Error> {
             output,
             zarr_json,
             no_zarr_json,
+            no_templates,
             json,
             force,
-        } => build(&common, output, zarr_json, no_zarr_json, json, force),
+        } => build(
+            &common,
+            output,
+            zarr_json,
+            no_zarr_json,
+            no_templates,
+            json,
+            force,
+        ),
         Cmd::Scan {
             scan: args,
             output,
@@ -318,6 +330,7 @@ fn build(
     output: PathBuf,
     zarr_json: Option<PathBuf>,
     no_zarr_json: bool,
+    no_templates: bool,
     json: bool,
     force: bool,
 ) -> Result<u8, Error> {
@@ -334,6 +347,7 @@ fn build(
         outputs: vec![Box::new(RefsOutput {
             refs: output.clone(),
             zarr_json: zpath.clone(),
+            templates: !no_templates,
         })],
         force,
     };

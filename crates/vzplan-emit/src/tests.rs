@@ -153,3 +153,46 @@ fn atomic_write_replaces_the_file_whole() {
     );
     assert_eq!(zarr_json_path(&out), dir.path().join("refs.zarr.json"));
 }
+
+#[test]
+fn no_templates_writes_full_urls_and_nothing_else_changes() {
+    let p = plan();
+    let mut with = Vec::new();
+    write_refs(&p, &mut with).unwrap();
+    let mut without = Vec::new();
+    write_refs_with(&p, RefsOptions { templates: false }, &mut without).unwrap();
+    let a: Value = serde_json::from_slice(&with).unwrap();
+    let b: Value = serde_json::from_slice(&without).unwrap();
+    assert!(b.get("templates").is_none());
+    assert_eq!(b["refs"]["tas/c/0/0"], json!(["file:///d/a.nc", 10, 20]));
+    assert!(!String::from_utf8(without.clone()).unwrap().contains("{{u"));
+    // Every other key is the same document.
+    let (ra, rb) = (
+        a["refs"].as_object().unwrap(),
+        b["refs"].as_object().unwrap(),
+    );
+    assert_eq!(ra.len(), rb.len());
+    for (k, v) in ra {
+        if k != "tas/c/0/0" {
+            assert_eq!(&rb[k], v, "{k}");
+        }
+    }
+    // A chunk naming a source the plan does not have is an error, not a dangling reference.
+    let mut bad = plan();
+    bad.arrays[0].chunks[0].source = 7;
+    let mut sink = Vec::new();
+    assert!(write_refs_with(&bad, RefsOptions { templates: false }, &mut sink).is_err());
+}
+
+#[test]
+fn fill_value_attribute_is_encoded_for_xarray() {
+    let mut p = plan();
+    p.arrays[0].attrs.insert("_FillValue".into(), json!("NaN"));
+    p.arrays[0]
+        .attrs
+        .insert("missing_value".into(), json!(1e20));
+    let meta = zarr::array_json(&p, &p.arrays[0]);
+    assert_eq!(meta["attributes"]["_FillValue"], "AAAAAAAA+H8=");
+    assert_eq!(meta["attributes"]["missing_value"], json!(1e20));
+    assert_eq!(meta["fill_value"], "NaN");
+}

@@ -12,8 +12,9 @@
 //!             {"name": "numcodecs.shuffle", "configuration": {"elementsize": 4}},
 //!             {"name": "numcodecs.zlib", "configuration": {"level": 4}}],
 //!  "dimension_names": ["time", "lat", "lon"],
-//!  "attributes": {"units": "K", "coords:coordinates": {"time": {"type": "array", "path": "../time"}}}}
+//!  "attributes": {"units": "K", "_FillValue": "AAAAAAAA+H8=", "coords:coordinates": {"time": {"type": "array", "path": "../time"}}}}
 //! ```
+//! `_FillValue` is encoded as xarray writes it for Zarr v3 ([`crate::cf`]).
 //! Coordinates follow the Zarr coords convention (`zarr_conventions` registration + the
 //! `coords:coordinates` map): each dimension with a coordinate array is routed to it, or described
 //! as an `interval` when its values are exactly regularly spaced.
@@ -268,7 +269,7 @@ fn coords_attrs(plan: &Plan, a: &ArrayPlan) -> Option<Map<String, Value>> {
 
 /// The `zarr.json` of one planned array.
 pub fn array_json(plan: &Plan, a: &ArrayPlan) -> Value {
-    let mut attrs = a.attrs.clone();
+    let mut attrs = crate::cf::xarray_attrs(&a.attrs, &a.dtype);
     let mut conventions = Vec::new();
     if let Some(c) = coords_attrs(plan, a) {
         conventions.push(coords_registration());

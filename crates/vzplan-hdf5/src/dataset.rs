@@ -27,6 +27,9 @@ pub struct DsInfo {
     pub pure_dim: bool,
     /// Attributes left out because they cannot be read, with why.
     pub attr_problems: Vec<String>,
+    /// What HDF5 wrote into the unwritten elements of the chunks it allocated (its fill value, per
+    /// the fill value message's fill time), when that is known.
+    pub padding_fill: Option<Vec<u8>>,
 }
 
 pub const PURE_DIM: &str = "This is a netCDF dimension but not a netCDF variable";
@@ -52,6 +55,7 @@ pub fn build(
         is_scale: false,
         pure_dim: false,
         attr_problems: Vec::new(),
+        padding_fill: None,
     };
     info.result = describe(ctx, gh, oh, &mut info).map_err(|e| match e {
         Fail::Problem(s) => s,
@@ -136,7 +140,15 @@ fn describe(
     // Fill value: the new message wins over the old one; none at all = zeros (library default).
     let mut fill: Option<Vec<u8>> = Some(Vec::new());
     if let Some(msg) = oh.first(m::FILL) {
-        fill = m::fill_new(&mut ctx.cur(&ohdr::resolved(ctx, msg)?))?;
+        let body = ohdr::resolved(ctx, msg)?;
+        fill = m::fill_new(&mut ctx.cur(&body))?;
+        if m::fill_written(&mut ctx.cur(&body))? {
+            // An empty value is the library default: zeros.
+            info.padding_fill = fill.as_ref().map(|v| match v.len() == esize {
+                true => v.clone(),
+                false => vec![0u8; esize],
+            });
+        }
     } else if let Some(msg) = oh.first(m::FILL_OLD) {
         fill = Some(m::fill_old(&mut ctx.cur(&ohdr::resolved(ctx, msg)?))?);
     }

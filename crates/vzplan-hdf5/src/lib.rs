@@ -39,6 +39,7 @@ mod netcdf;
 pub mod ohdr;
 pub mod superblock;
 pub mod types;
+mod unlimited;
 pub mod vlen;
 
 use crate::ctx::Ctx;
@@ -132,6 +133,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
     let arrays = netcdf::assign_dims(&w.groups, &mut w.dsets);
     let mut problems = w.problems;
     let mut out_arrays = Vec::new();
+    let mut padding = Vec::new();
     for (d, dims) in w.dsets.into_iter().zip(arrays) {
         for reason in &d.attr_problems {
             problems.push(attr_problem(&d.path, reason));
@@ -143,6 +145,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
             Ok(mut a) => {
                 a.dims = dims;
                 out_arrays.push(a);
+                padding.push(d.padding_fill);
             }
             Err(reason) => problems.push(ArrayProblem {
                 path: d.path,
@@ -150,6 +153,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
             }),
         }
     }
+    let out_arrays = unlimited::extend(out_arrays, &padding, &mut problems);
     let meta = r.meta();
     let mut ga = w.group_attrs.into_iter();
     let attrs = ga.next().unwrap_or_default();

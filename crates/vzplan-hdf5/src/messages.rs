@@ -309,6 +309,27 @@ pub fn fill_new(c: &mut Cur) -> Result<Option<Vec<u8>>> {
     }
 }
 
+/// Whether HDF5 writes the fill value into a chunk's unwritten elements when it allocates the
+/// chunk: fill time "on allocation", or "if set" with a user-defined value (never when "never" or
+/// when the value is undefined).
+pub fn fill_written(c: &mut Cur) -> Result<bool> {
+    match c.u8()? {
+        1 | 2 => {
+            c.skip(1)?; // allocation time
+            let time = c.u8()?;
+            let defined = c.u8()?;
+            Ok(defined != 0 && (time == 0 || time == 2))
+        }
+        3 => {
+            let flags = c.u8()?;
+            let time = (flags >> 2) & 3;
+            let (undefined, user) = (flags & 0x10 != 0, flags & 0x20 != 0);
+            Ok(!undefined && (time == 0 || (time == 2 && user)))
+        }
+        v => Err(Error::malformed(format!("fill value message version {v}"))),
+    }
+}
+
 pub fn fill_old(c: &mut Cur) -> Result<Vec<u8>> {
     let size = c.u32()? as usize;
     Ok(c.bytes(size)?.to_vec())

@@ -384,7 +384,7 @@ pub(crate) fn compression_name(c: u64) -> String {
 /// |---|---|
 /// | Compression 1 | (none) |
 /// | 8, 32946 Deflate | `numcodecs.zlib` (TIFF deflate is a zlib stream) |
-/// | 50000 ZSTD | `numcodecs.zstd` |
+/// | 50000 ZSTD | `zstd` (Zarr v3 core) |
 /// | 34925 LZMA | `numcodecs.lzma` (xz container, `format` 1) |
 /// | 5 LZW | `imagecodecs_lzw` (only with `Options::imagecodecs`) |
 /// | 32773 PackBits | `imagecodecs_packbits` (only with `Options::imagecodecs`; `numcodecs.packbits` is a boolean bit-packer, not TIFF PackBits) |

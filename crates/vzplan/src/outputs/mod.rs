@@ -36,6 +36,9 @@ pub struct RefsOutput {
     pub refs: PathBuf,
     /// Where the consolidated `zarr.json` goes; None: not written.
     pub zarr_json: Option<PathBuf>,
+    /// kerchunk v1 templates for the source URLs (false: full URLs in every reference, for
+    /// readers that ignore templates, such as VirtualiZarr's KerchunkJSONParser and GDAL).
+    pub templates: bool,
 }
 
 impl RefsOutput {
@@ -43,7 +46,11 @@ impl RefsOutput {
     pub fn new(refs: impl Into<PathBuf>) -> Self {
         let refs = refs.into();
         let zarr_json = default_zarr_json(&refs);
-        RefsOutput { refs, zarr_json }
+        RefsOutput {
+            refs,
+            zarr_json,
+            templates: true,
+        }
     }
 }
 
@@ -65,8 +72,11 @@ impl Output for RefsOutput {
     }
 
     fn stage(&self, plan: &Plan) -> Result<Vec<Staged>, Error> {
+        let opts = vzplan_emit::RefsOptions {
+            templates: self.templates,
+        };
         let mut staged = vec![write::stage(&self.refs, |w| {
-            vzplan_emit::write_refs(plan, w)
+            vzplan_emit::write_refs_with(plan, opts, w)
         })?];
         if let Some(z) = &self.zarr_json {
             staged.push(stage_zarr_json(plan, z)?);
