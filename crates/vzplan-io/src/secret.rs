@@ -67,8 +67,10 @@ pub fn redact_text(text: &str) -> String {
             Some(i) => {
                 // Back up over the scheme's characters: `"s3://…` keeps its quote.
                 let start = word[..i]
-                    .rfind(|c: char| !(c.is_ascii_alphanumeric() || "+.-".contains(c)))
-                    .map_or(0, |j| j + 1);
+                    .char_indices()
+                    .rev()
+                    .find(|(_, c)| !(c.is_ascii_alphanumeric() || "+.-".contains(*c)))
+                    .map_or(0, |(j, c)| j + c.len_utf8());
                 out.push_str(&word[..start]);
                 out.push_str(&redact(&word[start..]));
             }
@@ -113,5 +115,6 @@ mod tests {
             r,
             "\"s3://***@b/x.nc\": refused\n  https://h/x?token=REDACTED then s3://b/ok.nc"
         );
+        assert_eq!(redact_text("«s3://u:p@b/x»"), "«s3://***@b/x»");
     }
 }
