@@ -29,3 +29,7 @@ echo "== mosaics: read-back of the mosaic cases, HTML report in headless chromiu
 .venv/bin/python scripts/readback.py --vzplan target/debug/vzplan --cases testdata/mosaic/cases.json
 bash scripts/setup-chromium.sh
 .venv/bin/python scripts/html_check.py --vzplan target/debug/vzplan
+echo "== real-world sweep: GDAL / nccopy / h5repack variants, each built alone and read back (virtual-tiff installed too)"
+bash scripts/realworld/setup-venv.sh
+bash scripts/realworld/make.sh .venv-realworld/bin/python
+.venv-realworld/bin/python scripts/realworld/sweep.py --vzplan target/debug/vzplan --markdown

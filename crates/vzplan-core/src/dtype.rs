@@ -108,7 +108,8 @@ impl DType {
 
     /// Decodes one element (`bytes.len() == size`) as f64, for coordinate checks. Strings give `None`.
     pub fn decode_f64(&self, bytes: &[u8]) -> Option<f64> {
-        if bytes.len() != self.size || self.size > 8 || self.kind == Kind::Complex {
+        // Sizes come from files (and layout files): a size of 0 or above 8 is no number.
+        if bytes.len() != self.size || !(1..=8).contains(&self.size) || self.kind == Kind::Complex {
             return None;
         }
         let mut b = [0u8; 8];
@@ -192,6 +193,16 @@ mod tests {
         assert_eq!(be.encode_f64(40000.0), None);
         assert_eq!(le.encode_f64(1.5), Some(1.5f32.to_le_bytes().to_vec()));
         assert_eq!(le.encode_f64(0.1), None);
+        // Sizes from an untrusted layout file: no panic, no number.
+        assert_eq!(
+            DType::new(Kind::Float, 9, Endian::Little).decode_f64(&[0; 9]),
+            None
+        );
+        assert_eq!(
+            DType::new(Kind::Int, 9, Endian::Big).decode_f64(&[0; 9]),
+            None
+        );
+        assert_eq!(DType::new(Kind::Int, 0, Endian::Big).decode_f64(&[]), None);
         assert_eq!(
             DType::new(Kind::String, 8, Endian::Little).numpy_str(),
             "|S8"

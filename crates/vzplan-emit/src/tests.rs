@@ -12,7 +12,7 @@ fn plan() -> Plan {
         fill_value: Some(vec![0x7f, 0xc0, 0, 0]),
         attrs: serde_json::Map::new(),
         codecs: vec![Codec::shuffle(4), Codec::zlib(4)],
-        edges: vec![AxisEdges(vec![366, 365]), AxisEdges(vec![2, 2])],
+        edges: vec![AxisEdges::from(vec![366, 365]), AxisEdges::from(vec![2, 2])],
         chunks: vec![
             PlannedChunk {
                 key: vec![0, 0],
@@ -41,7 +41,7 @@ fn plan() -> Plan {
         fill_value: None,
         attrs: serde_json::Map::new(),
         codecs: vec![],
-        edges: vec![AxisEdges(vec![731])],
+        edges: vec![AxisEdges::from(vec![731])],
         chunks: vec![PlannedChunk {
             key: vec![0],
             source: 0,
@@ -152,6 +152,41 @@ fn atomic_write_replaces_the_file_whole() {
         "no temp files left"
     );
     assert_eq!(zarr_json_path(&out), dir.path().join("refs.zarr.json"));
+}
+
+#[test]
+fn html_stays_small_for_any_number_of_chunks() {
+    // 2^40 chunks of 1 along time, 200 000 alternating edges along lat, a chunk written in
+    // each of 50 000 runs: the page draws runs and caps marks instead of one rectangle each.
+    let mut p = plan();
+    p.arrays.truncate(1);
+    let tas = &mut p.arrays[0];
+    tas.shape = vec![1 << 40, 300_000];
+    let mut lat = AxisEdges::default();
+    for i in 0..200_000u64 {
+        lat.push(1 + i % 2);
+    }
+    tas.edges = vec![AxisEdges::regular(1 << 40, 1), lat];
+    tas.chunks = (0..100_000u64)
+        .map(|i| PlannedChunk {
+            key: vec![i * 2, 0],
+            source: (i % 2) as usize,
+            data: ChunkData::Ref {
+                offset: 10,
+                length: 20,
+            },
+        })
+        .collect();
+    p.concat_dim = Some("time".into());
+    let h = html::page(&p);
+    assert!(h.len() < 2 << 20, "{} bytes", h.len());
+    assert!(h.contains("data-axis-run=\"0\" data-count=\"1099511627776\""));
+    assert!(h.contains("data-axis-rest="));
+    assert!(!h.contains("data-axis-chunk="));
+    assert!(!h.contains("data-chunk-edge="));
+    // A short axis is still drawn chunk by chunk.
+    let small = html::page(&plan());
+    assert!(small.contains("data-axis-chunk=\"1\""));
 }
 
 #[test]

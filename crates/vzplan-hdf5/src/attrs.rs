@@ -202,16 +202,19 @@ fn text(b: &[u8], pad: u8) -> String {
 }
 
 /// The element bytes of a vlen element (length + global heap ID) from the global heap.
-pub fn vlen_bytes(ctx: &Ctx, gh: &GlobalHeaps, elem: &[u8]) -> Result<(u32, Vec<u8>)> {
+pub fn vlen_bytes(ctx: &Ctx, gh: &GlobalHeaps, elem: &[u8]) -> Result<(u32, std::rc::Rc<[u8]>)> {
     let mut c = ctx.cur(elem);
     let len = c.u32()?;
     let addr = c.offset()?;
     let index = c.u32()?;
     if len == 0 || addr == 0 || ctx.is_undef(addr) {
-        return Ok((0, Vec::new()));
+        return Ok((0, std::rc::Rc::from(&[][..])));
     }
     Ok((len, gh.get(ctx, addr, index)?))
 }
+
+/// The most text one attribute of vlen strings yields (real ones are far below this).
+const MAX_VLEN_TEXT: usize = 4 << 20;
 
 /// An attribute's value as JSON (`None` for types the model has no JSON form for).
 pub fn value(ctx: &Ctx, gh: &GlobalHeaps, a: &Attribute) -> Option<Value> {
@@ -220,7 +223,11 @@ pub fn value(ctx: &Ctx, gh: &GlobalHeaps, a: &Attribute) -> Option<Value> {
     if es == 0 && n > 0 {
         return None;
     }
-    let elems = (0..n).filter_map(|i| a.data.get(i * es..(i + 1) * es));
+    // The element count is the file's word; the loop stops where the bytes present end.
+    let elems = (0..n).map_while(|i| a.data.get(i * es..(i + 1) * es));
+    // Strings from the global heap: many elements may name one large object, so the text
+    // built is capped (the attribute is dropped beyond it), not the file size squared.
+    let mut budget = MAX_VLEN_TEXT;
     let vals: Vec<Value> = match &a.dtype {
         Datatype::Int { .. } | Datatype::Float { .. } => {
             elems.map(|b| num(&a.dtype, b)).collect::<Option<_>>()?
@@ -230,9 +237,10 @@ pub fn value(ctx: &Ctx, gh: &GlobalHeaps, a: &Attribute) -> Option<Value> {
         Datatype::Str { pad, .. } => elems.map(|b| Value::from(text(b, *pad))).collect(),
         Datatype::VlenStr => elems
             .map(|b| {
-                vlen_bytes(ctx, gh, b).ok().map(|(len, bytes)| {
+                vlen_bytes(ctx, gh, b).ok().and_then(|(len, bytes)| {
                     let l = (len as usize).min(bytes.len());
-                    Value::from(crate::messages::cstr(&bytes[..l]))
+                    budget = budget.checked_sub(l)?;
+                    Some(Value::from(crate::messages::cstr(bytes.get(..l)?)))
                 })
             })
             .collect::<Option<_>>()?,

@@ -399,6 +399,25 @@ pub fn cstr(b: &[u8]) -> String {
     String::from_utf8_lossy(&b[..end]).into_owned()
 }
 
+/// An object name as UTF-8, each invalid byte written `\xNN`: two names that differ only in
+/// invalid bytes stay distinct (lossy decoding made both `\u{FFFD}` and one dataset vanished).
+pub fn name_str(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len());
+    for chunk in b.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for x in chunk.invalid() {
+            out.push_str(&format!("\\x{x:02x}"));
+        }
+    }
+    out
+}
+
+/// As [`name_str`], up to the first NUL.
+pub fn name_cstr(b: &[u8]) -> String {
+    let end = b.iter().position(|&x| x == 0).unwrap_or(b.len());
+    name_str(b.get(..end).unwrap_or(b))
+}
+
 /// IV.A.2.i Data Layout.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Layout {
@@ -587,7 +606,7 @@ pub fn link(c: &mut Cur) -> Result<Link> {
         c.skip(1)?; // character set
     }
     let nlen = c.uint(1 << (flags & 3))? as usize;
-    let name = String::from_utf8_lossy(c.bytes(nlen)?).into_owned();
+    let name = name_str(c.bytes(nlen)?);
     let hard = if ltype == 0 { Some(c.offset()?) } else { None };
     Ok(Link { name, corder, hard })
 }

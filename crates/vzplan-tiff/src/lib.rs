@@ -49,9 +49,11 @@
 //! See the codec table in `image.rs` (`codecs_for`): Deflate → `numcodecs.zlib`, ZSTD →
 //! `zstd`, LZMA → `numcodecs.lzma`, and with [`Options::imagecodecs`] (the default)
 //! LZW → `imagecodecs_lzw`, PackBits → `imagecodecs_packbits`, Predictor 2 → `imagecodecs_delta`.
-//! imagecodecs codecs are read by zarr-python only after `imagecodecs.zarr.register_codecs()`.
-//! JPEG, WebP, other image codecs, the floating-point predictor 3, FillOrder 2, YCbCr subsampling,
-//! bit depths other than 8/16/32/64, complex and mixed per-sample formats are `ArrayProblem`s.
+//! Predictor 3 → `imagecodecs_floatpred`, JPEG (grayscale, RGB, YCbCr; shared JPEGTables in the
+//! codec's `tables`) → `imagecodecs_jpeg`. imagecodecs codecs are read by zarr-python only after
+//! `imagecodecs.zarr.register_codecs()`. Complex floats (SampleFormat 6) are `complex64` /
+//! `complex128`. WebP, other image codecs, FillOrder 2, YCbCr subsampling without JPEG, bit depths
+//! other than 8/16/32/64, complex integers and mixed per-sample formats are `ArrayProblem`s.
 //!
 //! # GeoTIFF
 //! See `geo.rs`: raw tags kept as attributes, `spatial:*` and `proj:code` derived; GDAL_NODATA
@@ -63,6 +65,7 @@ mod geo;
 mod ifd;
 mod image;
 mod probe;
+mod strips;
 
 use ifd::{Ifd, Tiff};
 use image::{Image, NEW_SUBFILE_TYPE, SUBFILE_TYPE, SUB_IFDS};
