@@ -54,6 +54,9 @@ enum Cmd {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Replace existing files that are not vzplan outputs (never an input).
+        #[arg(long)]
+        force: bool,
     },
     /// Show what would be built, what cannot be, and why.
     Plan {
@@ -153,7 +156,23 @@ struct Common {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        // --help and --version, and usage errors without --json, as clap prints them.
+        Err(e) if !e.use_stderr() || !std::env::args().any(|a| a == "--json") => e.exit(),
+        Err(e) => {
+            let text = vzplan::redact_text(&e.render().to_string());
+            eprint!("{text}");
+            let first = text.lines().next().unwrap_or_default();
+            let msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
+            print_json(&serde_json::json!({"error": msg, "exit_code": 2}));
+            return ExitCode::from(2);
+        }
+    };
+    let json = match &cli.cmd {
+        Cmd::Build { json, .. } | Cmd::Plan { json, .. } | Cmd::Verify { json, .. } => *json,
+        Cmd::Scan { .. } => false,
+    };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -161,16 +180,23 @@ fn main() -> ExitCode {
             match &e {
                 Error::NothingRead { failures } => {
                     for f in failures {
-                        eprintln!("{}", f.error);
+                        eprintln!("{}", vzplan::redact_text(&f.error));
                     }
                 }
                 Error::NothingBuilt { plan } => eprint!("{}", vzplan::report::text(plan)),
                 _ => {}
             }
-            eprintln!("vzplan: {e}");
-            ExitCode::from(1)
+            eprintln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
+            if json {
+                print_json(&e.json());
+            }
+            ExitCode::from(e.exit_code())
         }
     }
+}
+
+fn print_json(doc: &serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(doc).unwrap_or_default());
 }
 
 fn scan_options(a: &ScanArgs) -> ScanOptions {
@@ -250,8 +276,17 @@ fn run(cli: Cli) -> Result<u8, Error> {
             no_zarr_json,
             no_templates,
             json,
+            force,
         } => match output {
-            Some(output) => build(&common, output, zarr_json, no_zarr_json, no_templates, json),
+            Some(output) => build(
+                &common,
+                output,
+                zarr_json,
+                no_zarr_json,
+                no_templates,
+                json,
+                force,
+            ),
             None => icechunk::build(&common, &icechunk, json),
         },
         Cmd::Scan {
@@ -268,7 +303,7 @@ fn run(cli: Cli) -> Result<u8, Error> {
             let failed = vzplan::layouts::write(&scanned, &output.to_string_lossy(), &opts.io)?;
             for s in &scanned {
                 if let Err(e) = &s.result {
-                    eprintln!("{e}");
+                    eprintln!("{}", vzplan::redact_text(&e.to_string()));
                 }
             }
             eprintln!(
@@ -304,9 +339,16 @@ fn build(
     no_zarr_json: bool,
     no_templates: bool,
     json: bool,
+    force: bool,
 ) -> Result<u8, Error> {
-    let zpath = (!no_zarr_json)
-        .then(|| zarr_json.unwrap_or_else(|| vzplan::outputs::zarr_json_path(&output)));
+    // `-o -`: refs.json on standard output, the report on standard error, and no zarr.json unless
+    // --zarr-json names one.
+    let stdout = output.as_os_str() == "-";
+    let zpath = match zarr_json {
+        _ if no_zarr_json => None,
+        Some(z) => Some(z),
+        None => vzplan::outputs::default_zarr_json(&output),
+    };
     let opts = BuildOptions {
         plan: plan_options(common),
         outputs: vec![Box::new(RefsOutput {
@@ -314,6 +356,7 @@ fn build(
             zarr_json: zpath.clone(),
             templates: !no_templates,
         })],
+        force,
     };
     let term = progress::Terminal::new(common.scan.stats);
     let report = vzplan::build(&source(common)?, &opts, &term)?;
@@ -326,7 +369,14 @@ fn build(
                 o.insert("zarr_json".into(), z.display().to_string().into());
             }
         }
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        let text = serde_json::to_string_pretty(&r)?;
+        if stdout {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
+        }
+    } else if stdout {
+        eprint!("{}", vzplan::report::text(plan));
     } else {
         print!("{}", vzplan::report::text(plan));
         println!("wrote {}", output.display());

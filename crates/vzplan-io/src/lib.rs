@@ -15,8 +15,10 @@
 //! follows a corrupt length gets [`IoError::PastEnd`] instead of a huge allocation.
 
 pub mod remote;
+mod secret;
 
 pub use remote::{canonical_url, is_url, IoOptions, Listed, ObjectReader};
+pub use secret::{has_secret, redact, redact_text, REDACTED};
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -120,6 +122,13 @@ impl LocalFile {
     pub fn open(path: impl AsRef<Path>) -> Result<Self, IoError> {
         let path = path.as_ref();
         let url = file_url(path);
+        // Checked before opening: opening a FIFO blocks until a writer comes.
+        if let Some(why) = not_regular(path) {
+            return Err(IoError::Open {
+                url,
+                source: std::io::Error::other(why),
+            });
+        }
         let file = File::open(path).map_err(|source| IoError::Open {
             url: url.clone(),
             source,
@@ -178,6 +187,41 @@ impl RangeRead for LocalFile {
             retried: 0,
         }
     }
+}
+
+/// Why a local path cannot be read as a file, or None for a regular file (or a link to one):
+/// a dangling link, a link loop, a directory, a FIFO, a socket, a device. Looked at without
+/// opening the path.
+pub fn not_regular(path: &Path) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let md = match std::fs::metadata(path) {
+        Ok(md) => md,
+        Err(e) => {
+            let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+            return Some(match (link, e.raw_os_error()) {
+                (true, Some(40)) => "symbolic link loop".to_string(),
+                (true, _) if e.kind() == std::io::ErrorKind::NotFound => {
+                    "dangling symbolic link (its target does not exist)".to_string()
+                }
+                _ => e.to_string(),
+            });
+        }
+    };
+    let t = md.file_type();
+    let what = if t.is_file() {
+        return None;
+    } else if t.is_dir() {
+        "is a directory"
+    } else if t.is_fifo() {
+        "is a FIFO (named pipe), not a regular file"
+    } else if t.is_socket() {
+        "is a socket, not a regular file"
+    } else if t.is_block_device() || t.is_char_device() {
+        "is a device, not a regular file"
+    } else {
+        "is not a regular file"
+    };
+    Some(what.to_string())
 }
 
 /// `file:///abs/path` for a local path (made absolute against the current directory).

@@ -115,7 +115,7 @@ impl Loc {
 
 fn bad_url(url: &str, why: &str) -> IoError {
     IoError::Url {
-        url: url.to_string(),
+        url: crate::redact(url),
         reason: why.to_string(),
     }
 }
@@ -369,7 +369,7 @@ where
             Err(Failure::Permanent(e)) => return Err(permanent(url, e, opts.anon)),
             Err(Failure::Transient(msg)) if attempt >= opts.retries => {
                 return Err(IoError::Remote {
-                    url: url.to_string(),
+                    url: crate::redact(url),
                     reason: format!("{what}: {msg} (gave up after {} attempts)", attempt + 1),
                 })
             }
@@ -400,7 +400,7 @@ fn permanent(url: &str, e: object_store::Error, anon: bool) -> IoError {
         _ => e.to_string(),
     };
     IoError::Remote {
-        url: url.to_string(),
+        url: crate::redact(url),
         reason,
     }
 }

@@ -123,16 +123,21 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// True when something was left out (a file or an array): the CLI's exit code 3.
+    /// True when something was left out (a file, an array, or a file that contributes nothing):
+    /// the CLI's exit code 3.
     pub fn incomplete(&self) -> bool {
         !self.left_out.is_empty()
             || !self.unplaced.is_empty()
-            || self
-                .findings
-                .iter()
-                .any(|f| f.kind == FindingKind::FileError)
+            || self.findings.iter().any(|f| {
+                f.kind == FindingKind::FileError
+                    || (f.kind == FindingKind::Missing
+                        && f.message.starts_with(CONTRIBUTES_NOTHING))
+            })
     }
 }
+
+/// How the finding about a file none of whose arrays is used starts.
+pub const CONTRIBUTES_NOTHING: &str = "contributes nothing";
 
 /// A file that could not be scanned.
 #[derive(Clone, Debug)]
@@ -244,7 +249,7 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
                 Finding::new(
                     FindingKind::Missing,
                     Severity::Warning,
-                    format!("contributes nothing: {how}; arrays were taken from the first file"),
+                    format!("{CONTRIBUTES_NOTHING}: {how}; arrays were taken from the first file"),
                 )
                 .file(&l.url)
                 .fix("pass --concat-dim DIM, or --stack-dim NAME to stack the files along a new axis"),

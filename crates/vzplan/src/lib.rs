@@ -36,7 +36,9 @@ pub use verify::{verify, VerifyReport};
 // The types callers need to configure a run and read its result, so that they depend on this
 // crate only.
 pub use vzplan_core::SourceLayout;
-pub use vzplan_io::{CacheConfig, IoError, IoOptions, ObjectMeta, RangeRead, Stats};
+pub use vzplan_io::{
+    redact, redact_text, CacheConfig, IoError, IoOptions, ObjectMeta, RangeRead, Stats,
+};
 pub use vzplan_plan::{Plan, ScanFailure};
 
 /// Reports on a plan, for printing.
