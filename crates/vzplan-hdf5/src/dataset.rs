@@ -446,12 +446,11 @@ fn dimension_list(ctx: &Ctx, gh: &GlobalHeaps, a: &m::Attribute) -> Result<Vec<V
             .get(i * es..(i + 1) * es)
             .ok_or_else(|| Error::malformed("short DIMENSION_LIST"))?;
         let (count, bytes) = attrs::vlen_bytes(ctx, gh, elem)?;
+        // The count comes from the file: only the references its heap object holds are read.
+        let take = usize::try_from(count).unwrap_or(usize::MAX);
         let mut refs = Vec::new();
-        for j in 0..count as usize {
-            if let Some(b) = bytes.get(j * rsize..(j + 1) * rsize) {
-                let mut c = ctx.cur(b);
-                refs.push(c.uint(rsize)?);
-            }
+        for b in bytes.chunks_exact(rsize).take(take) {
+            refs.push(ctx.cur(b).uint(rsize)?);
         }
         out.push(refs);
     }
