@@ -40,7 +40,9 @@ echo "== seeding corpora from testdata/"
 seed hdf5 testdata/hdf5/*.h5 testdata/hdf5/*.nc testdata/hdf5/chunks/*.h5 testdata/collections/*/*.nc
 seed netcdf3 testdata/netcdf3/*.nc testdata/collections/nc3_records/*.nc
 seed tiff testdata/tiff/*.tif testdata/collections/tiff_stack/*.tif testdata/mosaic/*/*.tif
-cargo build --quiet -p vzplan-cli
+# VZPLAN_BIN: an already built vzplan binary to seed the layouts with (default: build it).
+vzplan=${VZPLAN_BIN:-}
+if [ -z "$vzplan" ]; then cargo build --quiet -p vzplan-cli; vzplan=target/debug/vzplan; fi
 mkdir -p "$corpus/layouts" "$corpus/pipeline"
 for d in testdata/collections/*/ testdata/mosaic/*/; do
   files=("$d"*.nc "$d"*.tif)
@@ -48,7 +50,7 @@ for d in testdata/collections/*/ testdata/mosaic/*/; do
   [ ${#files[@]} -gt 0 ] || continue
   name=$(basename "$d")
   # Layouts as `vzplan scan` writes them (exit 3 when some file failed is fine).
-  target/debug/vzplan scan "${files[@]}" -o "$corpus/layouts/$name.jsonl" 2>/dev/null || true
+  "$vzplan" scan "${files[@]}" -o "$corpus/layouts/$name.jsonl" 2>/dev/null || true
   join_files "$corpus/pipeline/$name" "${files[@]}"
 done
 join_files "$corpus/pipeline/nc3_series" testdata/netcdf3/series_*.nc
