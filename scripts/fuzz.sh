@@ -15,7 +15,7 @@ secs=${1:-60}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(hdf5 netcdf3 tiff layouts pipeline)
-export RUSTC_BOOTSTRAP=1
+# Only cargo-fuzz gets RUSTC_BOOTSTRAP: set for the cli build it would invalidate the normal build cache.
 command -v cargo-fuzz >/dev/null || { echo "cargo-fuzz missing: cargo install cargo-fuzz" >&2; exit 2; }
 
 corpus=fuzz/corpus
@@ -63,7 +63,7 @@ for t in "${targets[@]}"; do
   # -a: overflow and debug assertions on, as in the test suite. -s none: safe Rust; the memory
   # cap comes from vzplan_fuzzing::CappedAlloc and -rss_limit_mb. Fork mode keeps going past a
   # finding so one run reports them all.
-  (cd fuzz && cargo fuzz run -a -s none "$t" "corpus/$t" -- \
+  (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run -a -s none "$t" "corpus/$t" -- \
       -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
       -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
       -artifact_prefix="artifacts/$t/" -print_final_stats=1) 2>&1 | tee "fuzz/$t.log" | \

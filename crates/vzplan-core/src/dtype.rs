@@ -95,7 +95,8 @@ impl DType {
 
     /// Decodes one element (`bytes.len() == size`) as f64, for coordinate checks. Strings give `None`.
     pub fn decode_f64(&self, bytes: &[u8]) -> Option<f64> {
-        if bytes.len() != self.size {
+        // Sizes come from files (and layout files): a size of 0 or above 8 is no number.
+        if bytes.len() != self.size || !(1..=8).contains(&self.size) {
             return None;
         }
         let mut b = [0u8; 8];

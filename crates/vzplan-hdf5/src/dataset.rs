@@ -437,19 +437,21 @@ fn dimension_list(ctx: &Ctx, gh: &GlobalHeaps, a: &m::Attribute) -> Result<Vec<V
     if rsize == 0 || rsize > 8 {
         return Err(Error::malformed("object reference size"));
     }
-    let n = a.space.nelems().unwrap_or(0) as usize;
+    // One element per axis: HDF5 ranks stop at 32. Counts are bounded by the bytes present.
+    let n = a.space.nelems().unwrap_or(0);
+    if n > 32 {
+        return Err(Error::malformed(format!("DIMENSION_LIST of {n} elements")));
+    }
     let es = a.elem_size as usize;
-    let mut out = Vec::with_capacity(n.min(32));
-    for i in 0..n {
+    let mut out = Vec::with_capacity(n as usize);
+    for i in 0..n as usize {
         let elem = a
             .data
             .get(i * es..(i + 1) * es)
             .ok_or_else(|| Error::malformed("short DIMENSION_LIST"))?;
         let (count, bytes) = attrs::vlen_bytes(ctx, gh, elem)?;
-        // The count comes from the file: only the references its heap object holds are read.
-        let take = usize::try_from(count).unwrap_or(usize::MAX);
         let mut refs = Vec::new();
-        for b in bytes.chunks_exact(rsize).take(take) {
+        for b in bytes.chunks_exact(rsize).take(count as usize) {
             refs.push(ctx.cur(b).uint(rsize)?);
         }
         out.push(refs);
