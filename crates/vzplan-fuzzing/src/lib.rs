@@ -8,8 +8,11 @@ use vzplan_core::SourceLayout;
 use vzplan_io::{MemObject, RangeRead};
 use vzplan_plan::Options;
 
+/// A fuzz target: takes any bytes, must return.
+pub type Target = fn(&[u8]);
+
 /// The fuzz targets, by the name of their directory under `testdata/fuzz-regressions/`.
-pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+pub const TARGETS: [(&str, Target); 5] = [
     ("hdf5", hdf5),
     ("netcdf3", netcdf3),
     ("tiff", tiff),
