@@ -10,8 +10,8 @@ use crate::strips;
 use crate::{Options, ReadError};
 use serde_json::{json, Map, Value};
 use vzplan_core::{
-    ArrayLayout, ChunkData, ChunkEntry, ChunkTable, Codec, CodecStage, DType, Dim, EdgeStorage,
-    Endian, Kind,
+    ArrayLayout, ChunkData, ChunkEntry, ChunkTable, Codec, CodecId, CodecStage, DType, Dim,
+    EdgeStorage, Endian, Kind,
 };
 
 pub(crate) const NEW_SUBFILE_TYPE: u16 = 254;
@@ -458,7 +458,7 @@ fn jpeg_supported(spp: u64, planar: bool, photometric: Option<u64>) -> Result<()
 /// the `imagecodecs_jpeg` configuration as base64, where imagecodecs' codec reads `tables`.
 fn jpeg_with_tables(codecs: &mut [Codec], tables: &[u8]) {
     use base64::Engine;
-    for c in codecs.iter_mut().filter(|c| c.name == "imagecodecs_jpeg") {
+    for c in codecs.iter_mut().filter(|c| c.id() == CodecId::Jpeg) {
         let b64 = base64::engine::general_purpose::STANDARD.encode(tables);
         c.configuration.insert("tables".into(), json!(b64));
     }
