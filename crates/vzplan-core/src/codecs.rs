@@ -2,7 +2,7 @@
 //! (the `name` of its `zarr.json` entry) and where its format is specified.
 //!
 //! A [`Codec`](crate::Codec) keeps its name as a string (the serde form of layouts written by
-//! older versions, and any codec a future reader emits, must still parse); [`Codec::id`] is the
+//! older versions, and any codec a future reader emits, must still parse); [`Codec::id`](crate::Codec::id) is the
 //! typed view that code matching on codecs (e.g. `vzplan-patch`) uses instead of string literals.
 //! Adding a codec = one variant and one row of [`CodecId::ALL`].
 //!

@@ -1,6 +1,8 @@
 //! One dataset's object header → an [`ArrayLayout`] (without dimension names, which need the whole
 //! file) or the reason it cannot be described: dataspace, datatype, fill value, filter pipeline
 //! and data layout (IV.A.2.b/d/e/f/i/l), with the chunk index read through `crate::idx`.
+//!
+//! HDF5 File Format Specification Version 3.0: <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>
 
 use crate::attrs;
 use crate::ctx::Ctx;

@@ -25,6 +25,8 @@
 //! `_FillValue` attribute (which also stays in `attrs`), else the type's `NC_FILL_*` default.
 //! Every block is exact-sized and splittable; no codecs (raw bytes). 1-D coordinate variables
 //! (name = dimension name) of at most 1 MiB carry their raw values.
+//!
+//! NetCDF Classic Format Specification: <https://docs.unidata.ucar.edu/netcdf-c/current/file_format_specifications.html>
 
 mod header;
 

@@ -3,6 +3,8 @@
 //! TIFF 6.0 sections 3–8 (baseline fields and their defaults), 9 (PackBits), 13 (LZW),
 //! 14 (Predictor), 15 (tiles), 19 (SampleFormat); Adobe Photoshop TIFF Technical Note 3
 //! (floating-point predictor, Deflate 8); the ZSTD (50000) / LZMA (34925) codes from libtiff.
+//!
+//! TIFF 6.0: <https://www.itu.int/itudoc/itu-t/com16/tiff-fx/docs/tiff6.pdf>
 
 use crate::geo;
 use crate::ifd::{Ifd, Tiff};
