@@ -27,6 +27,9 @@ pub enum PatchError {
     Io(#[from] IoError),
     #[error("decoding failed: {0}")]
     Decode(String),
+    /// The zlib stream failed to inflate or deflate (kept typed; same message as `Decode`).
+    #[error("decoding failed: {0}")]
+    Zlib(#[source] std::io::Error),
     #[error("Fletcher-32 checksum mismatch (stored {stored:#010x}, computed {computed:#010x})")]
     Checksum { stored: u32, computed: u32 },
     #[error("decoded {got} bytes, expected {want}")]
@@ -101,7 +104,7 @@ pub fn decode(
                 flate2::read::ZlibDecoder::new(&buf[..])
                     .take(want as u64 + 4 * codecs.len() as u64 + 1)
                     .read_to_end(&mut out)
-                    .map_err(|e| PatchError::Decode(e.to_string()))?;
+                    .map_err(PatchError::Zlib)?;
                 out
             }
             (CodecStage::BytesToBytes, CodecId::Shuffle) => {
@@ -149,9 +152,8 @@ pub fn encode(codecs: &[Codec], dtype: &DType, raw: &[u8]) -> Result<Vec<u8>, Pa
                     Vec::new(),
                     flate2::Compression::new(level as u32),
                 );
-                e.write_all(&buf)
-                    .map_err(|e| PatchError::Decode(e.to_string()))?;
-                e.finish().map_err(|e| PatchError::Decode(e.to_string()))?
+                e.write_all(&buf).map_err(PatchError::Zlib)?;
+                e.finish().map_err(PatchError::Zlib)?
             }
             (CodecStage::BytesToBytes, CodecId::Shuffle) => {
                 shuffle(&buf, elementsize(c, dtype), true)
