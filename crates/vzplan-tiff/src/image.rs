@@ -543,7 +543,7 @@ fn codecs_for(
             needs_ic("Predictor 2 (horizontal differencing)".into())?;
             let axis = if chunky_spp > 1 { -2 } else { -1 };
             out.push(Codec::new(
-                "imagecodecs_delta",
+                CodecId::Delta.name(),
                 CodecStage::ArrayToArray,
                 json!({"axis": axis, "dist": 1}),
             ));
@@ -560,7 +560,7 @@ fn codecs_for(
             needs_ic("Predictor 3 (floating point)".into())?;
             // Replaces `bytes`: the predictor differences and byte-shuffles whole rows.
             out.push(Codec::new(
-                "imagecodecs_floatpred",
+                CodecId::Floatpred.name(),
                 CodecStage::ArrayToBytes,
                 json!({"axis": -1, "dist": 1}),
             ));
@@ -572,14 +572,14 @@ fn codecs_for(
         8 | 32946 => out.push(Codec::zlib(6)),
         50000 => out.push(Codec::zstd(0)),
         34925 => out.push(Codec::new(
-            "numcodecs.lzma",
+            CodecId::Lzma.name(),
             CodecStage::BytesToBytes,
             json!({"format": 1, "check": -1, "preset": null, "filters": null}),
         )),
         5 => {
             needs_ic(format!("compression {}", compression_name(5)))?;
             out.push(Codec::new(
-                "imagecodecs_lzw",
+                CodecId::Lzw.name(),
                 CodecStage::BytesToBytes,
                 json!({}),
             ));
@@ -587,7 +587,7 @@ fn codecs_for(
         32773 => {
             needs_ic(format!("compression {}", compression_name(32773)))?;
             out.push(Codec::new(
-                "imagecodecs_packbits",
+                CodecId::Packbits.name(),
                 CodecStage::BytesToBytes,
                 json!({}),
             ));
@@ -597,7 +597,7 @@ fn codecs_for(
             // are added by `jpeg_with_tables`.
             needs_ic(format!("compression {}", compression_name(7)))?;
             out.push(Codec::new(
-                "imagecodecs_jpeg",
+                CodecId::Jpeg.name(),
                 CodecStage::ArrayToBytes,
                 json!({}),
             ));
