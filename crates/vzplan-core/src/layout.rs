@@ -103,24 +103,28 @@ impl Codec {
             stage,
         }
     }
+    /// The typed identity of this codec (from its name; the serde form keeps the string).
+    pub fn id(&self) -> crate::CodecId {
+        crate::CodecId::from_name(&self.name)
+    }
     /// HDF5 deflate and TIFF deflate are zlib streams (RFC 1950), not gzip.
     pub fn zlib(level: u32) -> Self {
         Self::new(
-            "numcodecs.zlib",
+            crate::CodecId::Zlib.name(),
             CodecStage::BytesToBytes,
             serde_json::json!({"level": level}),
         )
     }
     pub fn shuffle(elementsize: usize) -> Self {
         Self::new(
-            "numcodecs.shuffle",
+            crate::CodecId::Shuffle.name(),
             CodecStage::BytesToBytes,
             serde_json::json!({"elementsize": elementsize}),
         )
     }
     pub fn fletcher32() -> Self {
         Self::new(
-            "numcodecs.fletcher32",
+            crate::CodecId::Fletcher32.name(),
             CodecStage::BytesToBytes,
             serde_json::json!({}),
         )
@@ -129,7 +133,7 @@ impl Codec {
     /// `checksum` only decides whether an encoder writes one; a frame that has one decodes either way.
     pub fn zstd(level: i32) -> Self {
         Self::new(
-            "zstd",
+            crate::CodecId::Zstd.name(),
             CodecStage::BytesToBytes,
             serde_json::json!({"level": level, "checksum": false}),
         )

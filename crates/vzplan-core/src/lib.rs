@@ -8,10 +8,12 @@
 //! Layouts serialize to JSON (one line per file in `vzplan scan` output), so scanning can be sharded
 //! across machines and planned later without touching the sources.
 
+pub mod codecs;
 pub mod dtype;
 pub mod grid;
 pub mod layout;
 
+pub use codecs::CodecId;
 pub use dtype::{DType, Endian, Kind};
 pub use grid::{edges_from_json, edges_to_json, AxisEdges, GridError};
 pub use layout::{

@@ -283,8 +283,9 @@ fn mosaic_svg(s: &mut String, plan: &Plan, v: &MosaicView) {
         pw + ml + 20.0,
         ph + mt + 30.0 + extra
     );
-    let x = |c: u64| ml + c as f64 * scale;
-    let y = |r: u64| mt + r as f64 * scale;
+    let f = Frame { ml, mt, scale };
+    let x = |c: u64| f.x(c);
+    let y = |r: u64| f.y(r);
     let _ = write!(
         s,
         "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw:.2}\" height=\"{ph:.2}\" fill=\"#fafafa\" stroke=\"#999\"/>"
@@ -297,6 +298,48 @@ fn mosaic_svg(s: &mut String, plan: &Plan, v: &MosaicView) {
             esc(&v.dims[0]), g.r0, g.r1, esc(&v.dims[1]), g.c0, g.c1
         );
     }
+    mosaic_tiles(s, plan, v, &f);
+    mosaic_overlaps(s, v, &f);
+    mosaic_cuts(s, v, &f, pw, ph);
+    mosaic_staggered(s, v, &f);
+    let _ = write!(
+        s,
+        "<text x=\"{:.2}\" y=\"{:.2}\" font-size=\"11\">{} →</text><text x=\"12\" y=\"{:.2}\" font-size=\"11\" transform=\"rotate(-90 12 {:.2})\">← {}</text>",
+        ml, mt + ph + 16.0, esc(&v.dims[1]), mt + ph / 2.0, mt + ph / 2.0, esc(&v.dims[0])
+    );
+    for (i, t) in unplaced.iter().enumerate() {
+        let yy = mt + ph + 36.0 + 16.0 * i as f64;
+        let _ = write!(
+            s,
+            "<g data-tile=\"{}\" data-file=\"{}\" data-status=\"unplaced\"><rect x=\"{ml}\" y=\"{:.2}\" width=\"12\" height=\"12\" fill=\"{}\" stroke=\"#333\"/><text x=\"{:.2}\" y=\"{:.2}\" font-size=\"11\">{} (not placed)</text></g>",
+            t.source, esc(&t.file), yy - 10.0, colour("unplaced"), ml + 18.0, yy, esc(&short(&t.file))
+        );
+    }
+    s.push_str("</svg>");
+}
+
+/// Where array coordinates land in the mosaic SVG: margins and pixels per element.
+#[derive(Clone, Copy)]
+struct Frame {
+    ml: f64,
+    mt: f64,
+    scale: f64,
+}
+
+impl Frame {
+    fn x(&self, c: u64) -> f64 {
+        self.ml + c as f64 * self.scale
+    }
+    fn y(&self, r: u64) -> f64 {
+        self.mt + r as f64 * self.scale
+    }
+}
+
+/// Placed tiles with their internal block lines, dropped blocks and file name.
+fn mosaic_tiles(s: &mut String, plan: &Plan, v: &MosaicView, f: &Frame) {
+    let scale = f.scale;
+    let x = |c: u64| f.x(c);
+    let y = |r: u64| f.y(r);
     let budget = &mut MAX_MARKS.clone();
     for t in &v.tiles {
         let Some(o) = t.offset else { continue };
@@ -348,6 +391,13 @@ fn mosaic_svg(s: &mut String, plan: &Plan, v: &MosaicView) {
             esc(&short(&t.file))
         );
     }
+}
+
+/// Overlaps, drawn over the tiles.
+fn mosaic_overlaps(s: &mut String, v: &MosaicView, f: &Frame) {
+    let scale = f.scale;
+    let x = |c: u64| f.x(c);
+    let y = |r: u64| f.y(r);
     // Overlaps drawn over the tiles (the later one drawn last wins the picture too).
     for ov in &v.overlaps {
         let r = ov.rect;
@@ -365,7 +415,13 @@ fn mosaic_svg(s: &mut String, plan: &Plan, v: &MosaicView) {
             (r.r1 - r.r0) * (r.c1 - r.c0)
         );
     }
-    // Global cuts: dashed lines across the whole array, with positions on the axes.
+}
+
+/// Global cuts: dashed lines across the whole array, with positions on the axes.
+fn mosaic_cuts(s: &mut String, v: &MosaicView, f: &Frame, pw: f64, ph: f64) {
+    let (ml, mt) = (f.ml, f.mt);
+    let x = |c: u64| f.x(c);
+    let y = |r: u64| f.y(r);
     let label_every = |n: usize| n.div_ceil(24).max(1);
     let marks = |n: usize| if n as u64 > MAX_MARKS { 0 } else { n };
     for (i, &c) in v.cuts[0].iter().enumerate().take(marks(v.cuts[0].len())) {
@@ -390,7 +446,12 @@ fn mosaic_svg(s: &mut String, plan: &Plan, v: &MosaicView) {
             );
         }
     }
-    // Staggered cuts: a thick red segment across the tile they break.
+}
+
+/// Staggered cuts: a thick red segment across the tile they break.
+fn mosaic_staggered(s: &mut String, v: &MosaicView, f: &Frame) {
+    let x = |c: u64| f.x(c);
+    let y = |r: u64| f.y(r);
     for st in v.staggered.iter().take(MAX_MARKS as usize) {
         let Some(t) = v.tiles.iter().find(|t| t.source == st.source) else {
             continue;
@@ -418,20 +479,6 @@ fn mosaic_svg(s: &mut String, plan: &Plan, v: &MosaicView) {
             esc(&v.dims[st.axis]), st.position, st.block, esc(&t.file)
         );
     }
-    let _ = write!(
-        s,
-        "<text x=\"{:.2}\" y=\"{:.2}\" font-size=\"11\">{} →</text><text x=\"12\" y=\"{:.2}\" font-size=\"11\" transform=\"rotate(-90 12 {:.2})\">← {}</text>",
-        ml, mt + ph + 16.0, esc(&v.dims[1]), mt + ph / 2.0, mt + ph / 2.0, esc(&v.dims[0])
-    );
-    for (i, t) in unplaced.iter().enumerate() {
-        let yy = mt + ph + 36.0 + 16.0 * i as f64;
-        let _ = write!(
-            s,
-            "<g data-tile=\"{}\" data-file=\"{}\" data-status=\"unplaced\"><rect x=\"{ml}\" y=\"{:.2}\" width=\"12\" height=\"12\" fill=\"{}\" stroke=\"#333\"/><text x=\"{:.2}\" y=\"{:.2}\" font-size=\"11\">{} (not placed)</text></g>",
-            t.source, esc(&t.file), yy - 10.0, colour("unplaced"), ml + 18.0, yy, esc(&short(&t.file))
-        );
-    }
-    s.push_str("</svg>");
 }
 
 /// Per-file status of a concatenated array, from the findings.

@@ -12,6 +12,8 @@
 //!           "time/c/0": "base64:…"}}
 //! ```
 //! Files are written atomically: to a temporary file in the target directory, then renamed.
+//!
+//! kerchunk reference specification: <https://fsspec.github.io/kerchunk/spec.html>
 
 pub mod cf;
 pub mod html;

@@ -19,6 +19,8 @@
 //!   than 8", and for version 5 and above "the size specified in the Size of Offsets field"
 //!   (VII.C/VII.D); the width implied by each structure's stored entry/record size must agree;
 //! - every chunk must lie inside the file, so a truncated file is an error, not a bad reference.
+//!
+//! HDF5 File Format Specification Version 3.0: <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>
 
 pub mod checksum;
 mod earray;

@@ -1,6 +1,8 @@
 //! One dataset's object header → an [`ArrayLayout`] (without dimension names, which need the whole
 //! file) or the reason it cannot be described: dataspace, datatype, fill value, filter pipeline
 //! and data layout (IV.A.2.b/d/e/f/i/l), with the chunk index read through `crate::idx`.
+//!
+//! HDF5 File Format Specification Version 3.0: <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>
 
 use crate::attrs;
 use crate::ctx::Ctx;
@@ -236,6 +238,8 @@ fn encode(dt: &Datatype, v: &serde_json::Value) -> Option<Vec<u8>> {
     Some(b)
 }
 
+/// The chunk table of one dataset, from its Data Layout message (HDF5 File Format
+/// Specification IV.A.2.i) and, when chunked, its chunk index.
 fn chunk_table(
     ctx: &Ctx,
     lay: &Layout,
@@ -248,7 +252,6 @@ fn chunk_table(
         .iter()
         .try_fold(esize as u64, |a, &d| a.checked_mul(d))
         .ok_or_else(|| Fail::Err(Error::malformed("dataset size overflows")))?;
-    let zero_index = vec![0u64; shape.len()];
     match lay {
         Layout::Compact(data) => {
             if (data.len() as u64) < nbytes {
@@ -261,42 +264,14 @@ fn chunk_table(
                 edges: EdgeStorage::Exact,
                 splittable: false,
                 entries: vec![ChunkEntry {
-                    index: zero_index,
+                    index: vec![0u64; shape.len()],
                     data: ChunkData::Inline(data[..nbytes as usize].to_vec()),
                     filter_mask: 0,
                 }],
             })
         }
         Layout::Contiguous { addr, size } => {
-            let mut entries = Vec::new();
-            if !ctx.is_undef(*addr) && nbytes > 0 {
-                let len = size.unwrap_or(nbytes);
-                if len < nbytes {
-                    return Err(Fail::Err(Error::malformed(
-                        "contiguous storage smaller than the dataset",
-                    )));
-                }
-                let off = ctx.abs(*addr);
-                if off.checked_add(nbytes).is_none_or(|e| e > ctx.r.size()) {
-                    return Err(Fail::Err(Error::malformed(
-                        "contiguous data runs past the end of the file",
-                    )));
-                }
-                entries.push(ChunkEntry {
-                    index: zero_index,
-                    data: ChunkData::Ref {
-                        offset: off,
-                        length: nbytes,
-                    },
-                    filter_mask: 0,
-                });
-            }
-            Ok(ChunkTable {
-                block: shape.to_vec(),
-                edges: EdgeStorage::Exact,
-                splittable: filters.is_empty(),
-                entries,
-            })
+            contiguous_table(ctx, *addr, *size, nbytes, shape, filters)
         }
         Layout::Virtual => problem("virtual dataset layout is not supported"),
         Layout::Chunked {
@@ -307,32 +282,7 @@ fn chunk_table(
             index,
             addr,
         } => {
-            if chunk.len() != shape.len() {
-                return Err(Fail::Err(Error::malformed(format!(
-                    "chunk rank {} differs from dataspace rank {}",
-                    chunk.len(),
-                    shape.len()
-                ))));
-            }
-            if chunk.contains(&0) {
-                return Err(Fail::Err(Error::malformed("chunk dimension of 0")));
-            }
-            if *elem_size != esize as u64 {
-                return Err(Fail::Err(Error::malformed(format!(
-                    "layout element size {elem_size} differs from the datatype size {esize}"
-                ))));
-            }
-            // DONT_FILTER_PARTIAL_BOUND_CHUNKS: edge chunks reaching past the extent are stored
-            // with no filter applied. That is what a filter mask with every bit set says, so they
-            // are reported as such (the planner refuses them, or `--patch` re-encodes them).
-            let unfiltered_edges = flags & m::DONT_FILTER_PARTIAL_BOUND_CHUNKS != 0
-                && !filters.is_empty()
-                && filters.len() <= 32;
-            let all_skipped = if filters.len() >= 32 {
-                u32::MAX
-            } else {
-                (1u32 << filters.len()) - 1
-            };
+            check_chunk_shape(chunk, shape, *elem_size, esize)?;
             let geo = crate::idx::Geometry {
                 shape: shape.to_vec(),
                 max_shape: max.to_vec(),
@@ -355,46 +305,7 @@ fn chunk_table(
                     I::BTree2 => ch::btree2_chunks(ctx, *addr, &geo)?,
                 }
             };
-            let mut entries = Vec::with_capacity(raw.len());
-            for rc in raw {
-                if rc.offset.len() != chunk.len() {
-                    return Err(Fail::Err(Error::malformed(
-                        "chunk offset of the wrong rank",
-                    )));
-                }
-                if rc
-                    .addr
-                    .checked_add(rc.size)
-                    .is_none_or(|e| e > ctx.r.size())
-                {
-                    return problem(format!(
-                        "chunk at element offset {:?} (file offset {}, {} bytes) runs past the end of the file",
-                        rc.offset, rc.addr, rc.size
-                    ));
-                }
-                let index: Vec<u64> = rc.offset.iter().zip(chunk).map(|(o, c)| o / c).collect();
-                let partial = rc
-                    .offset
-                    .iter()
-                    .zip(chunk)
-                    .zip(shape)
-                    .any(|((&o, &c), &s)| o.saturating_add(c) > s);
-                let filter_mask = if unfiltered_edges && partial {
-                    all_skipped
-                } else {
-                    rc.filter_mask
-                };
-                entries.push(ChunkEntry {
-                    index,
-                    data: ChunkData::Ref {
-                        offset: rc.addr,
-                        length: rc.size,
-                    },
-                    filter_mask,
-                });
-            }
-            entries.sort_by(|a, b| a.index.cmp(&b.index));
-            entries.dedup_by(|a, b| a.index == b.index);
+            let entries = chunk_entries(ctx, raw, chunk, shape, filters, *flags)?;
             Ok(ChunkTable {
                 block: chunk.clone(),
                 edges: EdgeStorage::Padded,
@@ -403,6 +314,135 @@ fn chunk_table(
             })
         }
     }
+}
+
+/// One reference to contiguous storage (none when it was never allocated).
+fn contiguous_table(
+    ctx: &Ctx,
+    addr: u64,
+    size: Option<u64>,
+    nbytes: u64,
+    shape: &[u64],
+    filters: &[Filter],
+) -> std::result::Result<ChunkTable, Fail> {
+    let mut entries = Vec::new();
+    if !ctx.is_undef(addr) && nbytes > 0 {
+        let len = size.unwrap_or(nbytes);
+        if len < nbytes {
+            return Err(Fail::Err(Error::malformed(
+                "contiguous storage smaller than the dataset",
+            )));
+        }
+        let off = ctx.abs(addr);
+        if off.checked_add(nbytes).is_none_or(|e| e > ctx.r.size()) {
+            return Err(Fail::Err(Error::malformed(
+                "contiguous data runs past the end of the file",
+            )));
+        }
+        entries.push(ChunkEntry {
+            index: vec![0u64; shape.len()],
+            data: ChunkData::Ref {
+                offset: off,
+                length: nbytes,
+            },
+            filter_mask: 0,
+        });
+    }
+    Ok(ChunkTable {
+        block: shape.to_vec(),
+        edges: EdgeStorage::Exact,
+        splittable: filters.is_empty(),
+        entries,
+    })
+}
+
+/// The chunk dims must match the dataspace rank, be non-zero, and agree on the element size.
+fn check_chunk_shape(
+    chunk: &[u64],
+    shape: &[u64],
+    elem_size: u64,
+    esize: usize,
+) -> std::result::Result<(), Fail> {
+    if chunk.len() != shape.len() {
+        return Err(Fail::Err(Error::malformed(format!(
+            "chunk rank {} differs from dataspace rank {}",
+            chunk.len(),
+            shape.len()
+        ))));
+    }
+    if chunk.contains(&0) {
+        return Err(Fail::Err(Error::malformed("chunk dimension of 0")));
+    }
+    if elem_size != esize as u64 {
+        return Err(Fail::Err(Error::malformed(format!(
+            "layout element size {elem_size} differs from the datatype size {esize}"
+        ))));
+    }
+    Ok(())
+}
+
+/// Chunk index records → entries sorted by chunk index (duplicates dropped), each checked to lie
+/// inside the file.
+fn chunk_entries(
+    ctx: &Ctx,
+    raw: Vec<crate::chunks::RawChunk>,
+    chunk: &[u64],
+    shape: &[u64],
+    filters: &[Filter],
+    flags: u8,
+) -> std::result::Result<Vec<ChunkEntry>, Fail> {
+    // DONT_FILTER_PARTIAL_BOUND_CHUNKS: edge chunks reaching past the extent are stored
+    // with no filter applied. That is what a filter mask with every bit set says, so they
+    // are reported as such (the planner refuses them, or `--patch` re-encodes them).
+    let unfiltered_edges = flags & m::DONT_FILTER_PARTIAL_BOUND_CHUNKS != 0
+        && !filters.is_empty()
+        && filters.len() <= 32;
+    let all_skipped = if filters.len() >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << filters.len()) - 1
+    };
+    let mut entries = Vec::with_capacity(raw.len());
+    for rc in raw {
+        if rc.offset.len() != chunk.len() {
+            return Err(Fail::Err(Error::malformed(
+                "chunk offset of the wrong rank",
+            )));
+        }
+        if rc
+            .addr
+            .checked_add(rc.size)
+            .is_none_or(|e| e > ctx.r.size())
+        {
+            return problem(format!(
+                "chunk at element offset {:?} (file offset {}, {} bytes) runs past the end of the file",
+                rc.offset, rc.addr, rc.size
+            ));
+        }
+        let index: Vec<u64> = rc.offset.iter().zip(chunk).map(|(o, c)| o / c).collect();
+        let partial = rc
+            .offset
+            .iter()
+            .zip(chunk)
+            .zip(shape)
+            .any(|((&o, &c), &s)| o.saturating_add(c) > s);
+        let filter_mask = if unfiltered_edges && partial {
+            all_skipped
+        } else {
+            rc.filter_mask
+        };
+        entries.push(ChunkEntry {
+            index,
+            data: ChunkData::Ref {
+                offset: rc.addr,
+                length: rc.size,
+            },
+            filter_mask,
+        });
+    }
+    entries.sort_by(|a, b| a.index.cmp(&b.index));
+    entries.dedup_by(|a, b| a.index == b.index);
+    Ok(entries)
 }
 
 /// `DIMENSION_LIST`: a vlen of object references per axis, stored in the global heap.

@@ -11,7 +11,7 @@
 //! only, see [`bitshuffle`].
 
 use crate::messages::Filter;
-use vzplan_core::{Codec, CodecStage, DType};
+use vzplan_core::{Codec, CodecId, CodecStage, DType};
 
 pub const SZIP: u16 = 4;
 pub const NBIT: u16 = 5;
@@ -65,7 +65,7 @@ pub fn codecs(
 
 fn lz4h5() -> Codec {
     Codec::new(
-        "imagecodecs_lz4h5",
+        CodecId::Lz4h5.name(),
         CodecStage::BytesToBytes,
         serde_json::json!({}),
     )
@@ -82,7 +82,7 @@ fn szip(f: &Filter) -> std::result::Result<Codec, String> {
                 "filter szip (id {SZIP}) without its four parameters"
             ))?;
     Ok(Codec::new(
-        "imagecodecs_szip",
+        CodecId::Szip.name(),
         CodecStage::BytesToBytes,
         serde_json::json!({"options_mask": mask, "pixels_per_block": ppb,
             "bits_per_pixel": bpp, "pixels_per_scanline": pps, "header": true}),
@@ -113,7 +113,7 @@ fn blosc(f: &Filter, esize: usize) -> std::result::Result<Codec, String> {
     };
     let typesize = v(2).map(|t| t as usize).filter(|&t| t > 0).unwrap_or(esize);
     Ok(Codec::new(
-        "blosc",
+        CodecId::Blosc.name(),
         CodecStage::BytesToBytes,
         serde_json::json!({"cname": cname, "clevel": v(4).unwrap_or(5).min(9),
             "shuffle": shuffle, "typesize": typesize, "blocksize": 0}),
@@ -146,7 +146,7 @@ fn bitshuffle(
     }
     let blocksize = v(3).unwrap_or(0);
     let shuffle = Codec::new(
-        "imagecodecs_bitshuffle",
+        CodecId::Bitshuffle.name(),
         CodecStage::ArrayToBytes,
         serde_json::json!({"blocksize": blocksize}),
     );

@@ -20,6 +20,8 @@
 //! [`dataset`] (one dataset) using [`messages`], [`attrs`], [`heap`] (local and global heaps),
 //! [`fheap`] (fractal heaps); `netcdf` names dimensions; `coords` decodes coordinate values;
 //! [`chunks`] and [`btree2`] read chunk indexes and v2 B-trees.
+//!
+//! HDF5 File Format Specification Version 3.0: <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>
 
 pub mod attrs;
 pub mod btree2;

@@ -8,13 +8,17 @@ use crate::coords;
 use crate::ctx::Ctx;
 use crate::heap::GlobalHeaps;
 use crate::messages::{Filter, Layout};
-use vzplan_core::{ChunkData, ChunkEntry, ChunkTable, Codec, CodecStage, EdgeStorage};
+use vzplan_core::{ChunkData, ChunkEntry, ChunkTable, Codec, CodecId, CodecStage, EdgeStorage};
 
 /// Largest inline text per array (encoded bytes).
 pub const MAX_TEXT: usize = 16 << 20;
 
 pub fn codec() -> Codec {
-    Codec::new("vlen-utf8", CodecStage::ArrayToBytes, serde_json::json!({}))
+    Codec::new(
+        CodecId::VlenUtf8.name(),
+        CodecStage::ArrayToBytes,
+        serde_json::json!({}),
+    )
 }
 
 /// The strings of a vlen-string dataset, as one inline `vlen-utf8` chunk covering `shape`.

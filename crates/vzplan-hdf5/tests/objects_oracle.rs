@@ -4,7 +4,7 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use vzplan_core::{ChunkData, Codec, SourceLayout};
+use vzplan_core::{ArrayLayout, ChunkData, Codec, SourceLayout};
 
 const FIXTURES: &[&str] = &[
     "h5_earliest.h5",
@@ -69,6 +69,65 @@ fn vlen_utf8(b: &[u8]) -> Vec<&str> {
     out
 }
 
+/// netCDF's view of a dataset's shape: along an unlimited dimension every variable has the
+/// dimension's length, the largest extent along it of the datasets using it (h5py reports each
+/// one's own).
+fn netcdf_shape(want: &Value, ds: &serde_json::Map<String, Value>) -> Vec<u64> {
+    let mut shape: Vec<u64> = serde_json::from_value(want["shape"].clone()).unwrap();
+    for (k, n) in shape.iter_mut().enumerate() {
+        if !want["maxshape"][k].is_null() {
+            continue;
+        }
+        let dim = &want["dims"][k];
+        for v in ds.values() {
+            let dims = v["dims"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+            for (j, d) in dims.iter().enumerate() {
+                if d == dim && v["maxshape"][j].is_null() {
+                    *n = (*n).max(v["shape"][j].as_u64().unwrap());
+                }
+            }
+        }
+    }
+    shape
+}
+
+/// The referenced chunks (element offset, address, size, filter mask) against h5py's chunk_iter.
+fn check_chunk_refs(ctx: &str, a: &ArrayLayout, want: &Value) {
+    let mut wc: Vec<(Vec<u64>, u64, u64, u32)> = want["chunk_iter"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let off: Vec<u64> = serde_json::from_value(c["offset"].clone()).unwrap();
+            (
+                off,
+                c["addr"].as_u64().unwrap(),
+                c["size"].as_u64().unwrap(),
+                c["mask"].as_u64().unwrap() as u32,
+            )
+        })
+        .collect();
+    wc.sort();
+    let got: Vec<(Vec<u64>, u64, u64, u32)> = a
+        .chunks
+        .entries
+        .iter()
+        .map(|e| {
+            let off = e
+                .index
+                .iter()
+                .zip(&a.chunks.block)
+                .map(|(i, b)| i * b)
+                .collect();
+            match e.data {
+                ChunkData::Ref { offset, length } => (off, offset, length, e.filter_mask),
+                ChunkData::Inline(_) => panic!("{ctx}: inline chunk"),
+            }
+        })
+        .collect();
+    assert_eq!(got, wc, "{ctx} chunks");
+}
+
 fn check(name: &str) {
     let (l, o) = load(name);
     let ds = o["datasets"].as_object().unwrap();
@@ -123,23 +182,7 @@ fn check(name: &str) {
         }
         let a = arrays[p.as_str()];
         let ctx = format!("{name}:{p}");
-        let mut shape: Vec<u64> = serde_json::from_value(want["shape"].clone()).unwrap();
-        // netCDF's view: along an unlimited dimension every variable has the dimension's length,
-        // the largest extent along it of the datasets using it (h5py reports each one's own).
-        for (k, n) in shape.iter_mut().enumerate() {
-            if !want["maxshape"][k].is_null() {
-                continue;
-            }
-            let dim = &want["dims"][k];
-            for v in ds.values() {
-                let dims = v["dims"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-                for (j, d) in dims.iter().enumerate() {
-                    if d == dim && v["maxshape"][j].is_null() {
-                        *n = (*n).max(v["shape"][j].as_u64().unwrap());
-                    }
-                }
-            }
-        }
+        let shape = netcdf_shape(want, ds);
         assert_eq!(a.shape, shape, "{ctx} shape");
         assert_eq!(
             a.dtype.numpy_str(),
@@ -209,39 +252,7 @@ fn check(name: &str) {
             l => panic!("{ctx}: layout {l}"),
         }
         if want["layout"] != "compact" {
-            let mut wc: Vec<(Vec<u64>, u64, u64, u32)> = want["chunk_iter"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| {
-                    let off: Vec<u64> = serde_json::from_value(c["offset"].clone()).unwrap();
-                    (
-                        off,
-                        c["addr"].as_u64().unwrap(),
-                        c["size"].as_u64().unwrap(),
-                        c["mask"].as_u64().unwrap() as u32,
-                    )
-                })
-                .collect();
-            wc.sort();
-            let got: Vec<(Vec<u64>, u64, u64, u32)> = a
-                .chunks
-                .entries
-                .iter()
-                .map(|e| {
-                    let off = e
-                        .index
-                        .iter()
-                        .zip(&a.chunks.block)
-                        .map(|(i, b)| i * b)
-                        .collect();
-                    match e.data {
-                        ChunkData::Ref { offset, length } => (off, offset, length, e.filter_mask),
-                        ChunkData::Inline(_) => panic!("{ctx}: inline chunk"),
-                    }
-                })
-                .collect();
-            assert_eq!(got, wc, "{ctx} chunks");
+            check_chunk_refs(&ctx, a, want);
         }
         assert_eq!(
             a.values.as_deref().map(hex),

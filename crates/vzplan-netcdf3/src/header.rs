@@ -7,6 +7,8 @@
 //! The header is read through a growing buffer: one speculative first read, then doubling reads
 //! as the grammar asks for more. Every length is checked against the bytes left in the file
 //! (and [`MAX_HEADER_BYTES`]) before anything is read or allocated.
+//!
+//! NetCDF Classic Format Specification: <https://docs.unidata.ucar.edu/netcdf-c/current/file_format_specifications.html>
 
 use vzplan_core::{DType, Endian, Kind};
 use vzplan_io::{IoError, RangeRead};

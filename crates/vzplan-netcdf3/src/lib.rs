@@ -25,6 +25,8 @@
 //! `_FillValue` attribute (which also stays in `attrs`), else the type's `NC_FILL_*` default.
 //! Every block is exact-sized and splittable; no codecs (raw bytes). 1-D coordinate variables
 //! (name = dimension name) of at most 1 MiB carry their raw values.
+//!
+//! NetCDF Classic Format Specification: <https://docs.unidata.ucar.edu/netcdf-c/current/file_format_specifications.html>
 
 mod header;
 
@@ -82,6 +84,13 @@ pub enum ReadError {
     },
     #[error("{url}: corrupt netCDF classic file: {what}")]
     Invalid { url: String, what: String },
+    /// The header places variable data where it cannot be (same message form as `Invalid`).
+    #[error("{url}: corrupt netCDF classic file: {source}")]
+    Geometry {
+        url: String,
+        #[source]
+        source: GeometryError,
+    },
     #[error(transparent)]
     Io(#[from] IoError),
 }
@@ -121,11 +130,10 @@ fn read_layout_with(
         },
         HeaderError::Io(e) => ReadError::Io(e),
     })?;
-    let invalid = |what: String| ReadError::Invalid {
+    let geo = Geometry::new(&h, size).map_err(|source| ReadError::Geometry {
         url: url.clone(),
-        what,
-    };
-    let geo = Geometry::new(&h, size).map_err(invalid)?;
+        source,
+    })?;
 
     let mut arrays = Vec::new();
     let mut problems = Vec::new();
@@ -188,6 +196,29 @@ struct VarGeo {
     row_bytes: u64,
 }
 
+/// Why the variables' data cannot be located in the file (a corrupt or truncated header).
+#[derive(Debug, thiserror::Error)]
+pub enum GeometryError {
+    #[error("variable {0:?} is too large (its size overflows 64 bits)")]
+    TooLarge(String),
+    #[error("the record size overflows 64 bits")]
+    RecordSizeOverflow,
+    #[error("variable {name:?} begins at byte {begin}, inside the header ({header} bytes)")]
+    InsideHeader {
+        name: String,
+        begin: u64,
+        header: u64,
+    },
+    #[error(
+        "the data of variable {name:?} runs past the end of the file ({size} bytes; {numrecs} records): the file is truncated or its header is corrupt"
+    )]
+    PastEnd {
+        name: String,
+        size: u64,
+        numrecs: u64,
+    },
+}
+
 struct Geometry {
     vars: Vec<VarGeo>,
     recsize: u64,
@@ -196,8 +227,8 @@ struct Geometry {
 
 impl Geometry {
     /// Shapes, record size and numrecs; checks every variable's data lies inside the file.
-    fn new(h: &Header, size: u64) -> Result<Geometry, String> {
-        let too_big = |n: &str| format!("variable {n:?} is too large (its size overflows 64 bits)");
+    fn new(h: &Header, size: u64) -> Result<Geometry, GeometryError> {
+        let too_big = |n: &str| GeometryError::TooLarge(n.to_string());
         let mut vars = Vec::with_capacity(h.vars.len());
         for v in &h.vars {
             let record = v.dimids.first().is_some_and(|&d| h.dims[d].len == 0);
@@ -226,7 +257,7 @@ impl Geometry {
                 g.row_bytes
                     .checked_next_multiple_of(4)
                     .and_then(|vs| acc.checked_add(vs))
-                    .ok_or_else(|| "the record size overflows 64 bits".to_string())
+                    .ok_or(GeometryError::RecordSizeOverflow)
             })?
         };
         let numrecs = match h.numrecs {
@@ -247,10 +278,11 @@ impl Geometry {
                 g.shape[0] = numrecs;
             }
             if g.begin < h.len {
-                return Err(format!(
-                    "variable {:?} begins at byte {}, inside the header ({} bytes)",
-                    v.name, g.begin, h.len
-                ));
+                return Err(GeometryError::InsideHeader {
+                    name: v.name.clone(),
+                    begin: g.begin,
+                    header: h.len,
+                });
             }
             // End of the last byte referenced: the last record's slab, or the whole fixed block.
             let end = if g.record {
@@ -270,11 +302,11 @@ impl Geometry {
                 Some(e) if e <= size => {}
                 _ if g.record && numrecs == 0 => {}
                 _ => {
-                    return Err(format!(
-                        "the data of variable {:?} runs past the end of the file ({size} bytes; {} records): \
-                         the file is truncated or its header is corrupt",
-                        v.name, numrecs
-                    ))
+                    return Err(GeometryError::PastEnd {
+                        name: v.name.clone(),
+                        size,
+                        numrecs,
+                    })
                 }
             }
         }

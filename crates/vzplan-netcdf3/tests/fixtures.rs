@@ -528,3 +528,25 @@ fn netcdf_c_names_with_trailing_nul() {
         assert_eq!(names.len(), 28, "{f}: one array per variable: {names:?}");
     }
 }
+
+#[test]
+fn data_past_the_end_is_a_typed_geometry_error() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/netcdf3/classic_fixed.nc");
+    let raw = std::fs::read(&p).unwrap();
+    let m = MemObject::new("mem://cut.nc", raw[..raw.len() - 1].to_vec());
+    let e = read_layout(&m, &Options { chunk_bytes: 64 }).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("mem://cut.nc: corrupt netCDF classic file: the data of variable ")
+            && msg.contains("runs past the end of the file")
+            && msg.ends_with("the file is truncated or its header is corrupt"),
+        "{msg}"
+    );
+    assert!(matches!(
+        e,
+        ReadError::Geometry {
+            source: vzplan_netcdf3::GeometryError::PastEnd { .. },
+            ..
+        }
+    ));
+}

@@ -15,7 +15,7 @@
 
 use std::io::{Read, Write};
 use std::sync::Arc;
-use vzplan_core::{ChunkData, Codec, CodecStage, DType};
+use vzplan_core::{ChunkData, Codec, CodecId, CodecStage, DType};
 use vzplan_io::{IoError, RangeRead};
 use vzplan_plan::{Finding, FindingKind, Plan};
 
@@ -27,6 +27,9 @@ pub enum PatchError {
     Io(#[from] IoError),
     #[error("decoding failed: {0}")]
     Decode(String),
+    /// The zlib stream failed to inflate or deflate (kept typed; same message as `Decode`).
+    #[error("decoding failed: {0}")]
+    Zlib(#[source] std::io::Error),
     #[error("Fletcher-32 checksum mismatch (stored {stored:#010x}, computed {computed:#010x})")]
     Checksum { stored: u32, computed: u32 },
     #[error("decoded {got} bytes, expected {want}")]
@@ -93,21 +96,21 @@ pub fn decode(
         if i < 32 && skipped & (1 << i) != 0 {
             continue;
         }
-        buf = match (c.stage, c.name.as_str()) {
-            (CodecStage::BytesToBytes, "numcodecs.zlib") => {
+        buf = match (c.stage, c.id()) {
+            (CodecStage::BytesToBytes, CodecId::Zlib) => {
                 let mut out = Vec::with_capacity(want);
                 // Bounded by the decoded size the block must have, plus room for checksums that
                 // were applied before compression (netCDF-C puts fletcher32 first).
                 flate2::read::ZlibDecoder::new(&buf[..])
                     .take(want as u64 + 4 * codecs.len() as u64 + 1)
                     .read_to_end(&mut out)
-                    .map_err(|e| PatchError::Decode(e.to_string()))?;
+                    .map_err(PatchError::Zlib)?;
                 out
             }
-            (CodecStage::BytesToBytes, "numcodecs.shuffle") => {
+            (CodecStage::BytesToBytes, CodecId::Shuffle) => {
                 shuffle(&buf, elementsize(c, dtype), false)
             }
-            (CodecStage::BytesToBytes, "numcodecs.fletcher32") => {
+            (CodecStage::BytesToBytes, CodecId::Fletcher32) => {
                 if buf.len() < 4 {
                     return Err(PatchError::Decode(
                         "Fletcher-32 block shorter than its checksum".into(),
@@ -137,8 +140,8 @@ pub fn decode(
 pub fn encode(codecs: &[Codec], dtype: &DType, raw: &[u8]) -> Result<Vec<u8>, PatchError> {
     let mut buf = raw.to_vec();
     for c in codecs {
-        buf = match (c.stage, c.name.as_str()) {
-            (CodecStage::BytesToBytes, "numcodecs.zlib") => {
+        buf = match (c.stage, c.id()) {
+            (CodecStage::BytesToBytes, CodecId::Zlib) => {
                 let level = c
                     .configuration
                     .get("level")
@@ -149,14 +152,13 @@ pub fn encode(codecs: &[Codec], dtype: &DType, raw: &[u8]) -> Result<Vec<u8>, Pa
                     Vec::new(),
                     flate2::Compression::new(level as u32),
                 );
-                e.write_all(&buf)
-                    .map_err(|e| PatchError::Decode(e.to_string()))?;
-                e.finish().map_err(|e| PatchError::Decode(e.to_string()))?
+                e.write_all(&buf).map_err(PatchError::Zlib)?;
+                e.finish().map_err(PatchError::Zlib)?
             }
-            (CodecStage::BytesToBytes, "numcodecs.shuffle") => {
+            (CodecStage::BytesToBytes, CodecId::Shuffle) => {
                 shuffle(&buf, elementsize(c, dtype), true)
             }
-            (CodecStage::BytesToBytes, "numcodecs.fletcher32") => {
+            (CodecStage::BytesToBytes, CodecId::Fletcher32) => {
                 let sum = fletcher32(&buf);
                 buf.extend_from_slice(&sum.to_le_bytes());
                 buf

@@ -12,6 +12,8 @@
 //!   RasterPixelIsPoint: the transform is kept as stored, mapping pixel centres);
 //! - `proj:code` `"EPSG:n"` from ProjectedCSTypeGeoKey (3072) or GeographicTypeGeoKey (2048) when
 //!   it is an EPSG code (1…32766; 32767 is "user-defined").
+//!
+//! GeoTIFF 1.1: <https://docs.ogc.org/is/19-008r4/19-008r4.html>
 
 use crate::ifd::{Ifd, Tiff};
 use crate::ReadError;

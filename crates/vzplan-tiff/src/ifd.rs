@@ -5,6 +5,8 @@
 //! (version 43, 8-byte offsets: 8-byte entry count, 20-byte entries, values up to 8 bytes inline,
 //! new types LONG8 16, SLONG8 17, IFD8 18). Every read is checked against the file size first, so
 //! no allocation follows an untrusted count.
+//!
+//! TIFF 6.0: <https://www.itu.int/itudoc/itu-t/com16/tiff-fx/docs/tiff6.pdf>
 
 use crate::ReadError;
 use vzplan_io::RangeRead;

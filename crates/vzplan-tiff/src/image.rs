@@ -3,6 +3,8 @@
 //! TIFF 6.0 sections 3–8 (baseline fields and their defaults), 9 (PackBits), 13 (LZW),
 //! 14 (Predictor), 15 (tiles), 19 (SampleFormat); Adobe Photoshop TIFF Technical Note 3
 //! (floating-point predictor, Deflate 8); the ZSTD (50000) / LZMA (34925) codes from libtiff.
+//!
+//! TIFF 6.0: <https://www.itu.int/itudoc/itu-t/com16/tiff-fx/docs/tiff6.pdf>
 
 use crate::geo;
 use crate::ifd::{Ifd, Tiff};
@@ -10,8 +12,8 @@ use crate::strips;
 use crate::{Options, ReadError};
 use serde_json::{json, Map, Value};
 use vzplan_core::{
-    ArrayLayout, ChunkData, ChunkEntry, ChunkTable, Codec, CodecStage, DType, Dim, EdgeStorage,
-    Endian, Kind,
+    ArrayLayout, ChunkData, ChunkEntry, ChunkTable, Codec, CodecId, CodecStage, DType, Dim,
+    EdgeStorage, Endian, Kind,
 };
 
 pub(crate) const NEW_SUBFILE_TYPE: u16 = 254;
@@ -49,16 +51,118 @@ pub(crate) struct Image {
     pub has_geo: bool,
 }
 
+/// A per-IFD result: the outer error is a whole-file error (truncated or corrupt file); the inner
+/// `Err` is the reason this image cannot be referenced exactly (an `ArrayProblem`).
+type Built<T> = Result<Result<T, String>, ReadError>;
+
+/// Returns `Ok(Err(reason))` from a [`Built`] function.
+macro_rules! problem {
+    ($($arg:tt)*) => { return Ok(Err(format!($($arg)*))) };
+}
+
+/// Unwraps a nested [`Built`] result, passing a problem or a file error on.
+macro_rules! built {
+    ($e:expr) => {
+        match $e? {
+            Ok(x) => x,
+            Err(why) => return Ok(Err(why)),
+        }
+    };
+}
+
+/// Image size, samples per pixel and the sample data type.
+struct Samples {
+    h: u64,
+    w: u64,
+    spp: u64,
+    dtype: DType,
+}
+
+/// How the samples are stored: interleaving, compression and its codec chain.
+struct Format {
+    planar: bool,
+    compression: u64,
+    codecs: Vec<Codec>,
+    jpeg_tables: Option<Vec<u8>>,
+}
+
+/// The strip or tile grid and its offsets and byte counts.
+struct Grid {
+    tiled: bool,
+    kind: &'static str,
+    bh: u64,
+    bw: u64,
+    down: u64,
+    across: u64,
+    planes: u64,
+    row_bytes: u64,
+    offsets: Vec<u64>,
+    counts: Vec<u64>,
+}
+
 /// Builds the array of one IFD. The outer error is a whole-file error (truncated or corrupt file);
 /// the inner `Err` is the reason this image cannot be referenced exactly (an `ArrayProblem`).
-pub(crate) fn build(
-    t: &Tiff,
-    ifd: &Ifd,
-    opts: &Options,
-) -> Result<Result<Image, String>, ReadError> {
-    macro_rules! problem {
-        ($($arg:tt)*) => { return Ok(Err(format!($($arg)*))) };
+pub(crate) fn build(t: &Tiff, ifd: &Ifd, opts: &Options) -> Built<Image> {
+    let s = built!(samples(t, ifd));
+    let f = built!(format(t, ifd, &s, opts));
+    let g = built!(grid(t, ifd, &s, &f));
+    let (edges, dropped) = built!(edge_storage(t, ifd, &s, &f, &g));
+    let entries = built!(entries(t, &s, &f, &g, edges, &dropped));
+    let (Samples { h, w, spp, dtype }, planar) = (s, f.planar);
+    let (bh, bw) = (g.bh, g.bw);
+    let (dims, shape, block) = if planar {
+        (vec!["band", "y", "x"], vec![spp, h, w], vec![1, bh, bw])
+    } else if spp > 1 {
+        (vec!["y", "x", "band"], vec![h, w, spp], vec![bh, bw, spp])
+    } else {
+        (vec!["y", "x"], vec![h, w], vec![bh, bw])
+    };
+    let mut attrs = Map::new();
+    let has_geo = geo::geo_attrs(t, ifd, h, w, &mut attrs)?;
+    let mut fill_value = None;
+    if let Some(e) = ifd.get(GDAL_NODATA) {
+        let s = t.ascii(e)?;
+        match nodata(&s, dtype) {
+            Some((json, bytes)) => {
+                attrs.insert("_FillValue".into(), json);
+                fill_value = Some(bytes);
+            }
+            None => {
+                attrs.insert("GDAL_NODATA".into(), json!(s));
+            }
+        }
     }
+    let mut codecs = f.codecs;
+    if let Some(tables) = &f.jpeg_tables {
+        jpeg_with_tables(&mut codecs, tables);
+    }
+    let uncompressed = f.compression == 1;
+    let layout = ArrayLayout {
+        path: String::new(),
+        dims: dims.into_iter().map(|d| Dim::new(d, false)).collect(),
+        shape,
+        dtype,
+        fill_value,
+        attrs,
+        codecs,
+        chunks: ChunkTable {
+            block,
+            edges,
+            splittable: uncompressed && !g.tiled && !planar,
+            entries,
+        },
+        values: None,
+    };
+    Ok(Ok(Image {
+        layout,
+        h,
+        w,
+        has_geo,
+    }))
+}
+
+/// ImageWidth/ImageLength, SamplesPerPixel, BitsPerSample and SampleFormat → size and dtype.
+fn samples(t: &Tiff, ifd: &Ifd) -> Built<Samples> {
     let Some(w) = t.uint(ifd, IMAGE_WIDTH)? else {
         problem!("ImageWidth (256) is missing")
     };
@@ -100,7 +204,12 @@ pub(crate) fn build(
         (6, b) => problem!("{b}-bit complex samples (SampleFormat 6) have no Zarr data type"),
         (f, b) => problem!("{b}-bit samples (SampleFormat {f}) have no Zarr data type"),
     };
-    let size = dtype.size as u64;
+    Ok(Ok(Samples { h, w, spp, dtype }))
+}
+
+/// PlanarConfiguration, Compression, Predictor, FillOrder, YCbCr and JPEG checks → codec chain.
+fn format(t: &Tiff, ifd: &Ifd, s: &Samples, opts: &Options) -> Built<Format> {
+    let spp = s.spp;
     let planar = match t.uint(ifd, PLANAR_CONFIG)?.unwrap_or(1) {
         _ if spp == 1 => false,
         1 => false,
@@ -143,12 +252,21 @@ pub(crate) fn build(
         }
         _ => None,
     };
-    let codecs = match codecs_for(compression, predictor, dtype, chunky_spp, opts) {
+    let codecs = match codecs_for(compression, predictor, s.dtype, chunky_spp, opts) {
         Ok(c) => c,
         Err(why) => return Ok(Err(why)),
     };
+    Ok(Ok(Format {
+        planar,
+        compression,
+        codecs,
+        jpeg_tables,
+    }))
+}
 
-    // Block grid.
+/// The strip or tile grid, with offsets and byte counts checked against it.
+fn grid(t: &Tiff, ifd: &Ifd, s: &Samples, f: &Format) -> Built<Grid> {
+    let (h, w, spp) = (s.h, s.w, s.spp);
     let tiled = [TILE_WIDTH, TILE_LENGTH, TILE_OFFSETS]
         .iter()
         .any(|&tag| ifd.get(tag).is_some());
@@ -169,7 +287,8 @@ pub(crate) fn build(
     };
     let down = h.div_ceil(bh);
     let across = w.div_ceil(bw);
-    let planes = if planar { spp } else { 1 };
+    let planes = if f.planar { spp } else { 1 };
+    let chunky_spp = if f.planar { 1 } else { spp };
     let n = down
         .checked_mul(across)
         .and_then(|x| x.checked_mul(planes))
@@ -187,13 +306,12 @@ pub(crate) fn build(
     let offsets = t.uints(oe)?;
     let row_bytes = bw
         .checked_mul(chunky_spp)
-        .and_then(|x| x.checked_mul(size))
+        .and_then(|x| x.checked_mul(s.dtype.size as u64))
         .ok_or_else(|| t.corrupt("block row size overflows"))?;
     // A full block's size must fit (strips.rs multiplies the two unchecked).
     row_bytes
         .checked_mul(bh)
         .ok_or_else(|| t.corrupt("block size overflows"))?;
-    let uncompressed = compression == 1;
     let counts = match ifd.get(cnt_tag) {
         Some(e) => {
             if e.count != n {
@@ -204,7 +322,7 @@ pub(crate) fn build(
             }
             t.uints(e)?
         }
-        None if uncompressed => {
+        None if f.compression == 1 => {
             // Absent byte counts (a TIFF 6.0 violation libtiff tolerates): derive them.
             (0..n)
                 .map(|i| {
@@ -216,38 +334,66 @@ pub(crate) fn build(
         }
         None => problem!("{kind}ByteCounts ({cnt_tag}) is missing"),
     };
+    Ok(Ok(Grid {
+        tiled,
+        kind,
+        bh,
+        bw,
+        down,
+        across,
+        planes,
+        row_bytes,
+        offsets,
+        counts,
+    }))
+}
 
-    // Edge storage: tiles are padded (TIFF 6.0 section 15); strips are normally short, but some
-    // writers pad the last one, so measure it when the image height is not a multiple.
-    let short_rows = h % bh;
-    let (edges, dropped) = if tiled {
-        (EdgeStorage::Padded, Vec::new())
-    } else {
-        let fill = match ifd.get(GDAL_NODATA) {
-            Some(e) => nodata(&t.ascii(e)?, dtype).map(|(_, b)| b),
-            None => None,
-        }
-        .unwrap_or_else(|| vec![0; dtype.size]);
-        let s = strips::Strips {
-            h,
-            rows_per_strip: bh,
-            down,
-            planes,
-            row_bytes,
-            compression,
-            offsets: &offsets,
-            counts: &counts,
-            fill: &fill,
-        };
-        match strips::last_strips(t, &s)? {
-            Ok(x) => x,
-            Err(why) => return Ok(Err(why)),
-        }
+/// Edge storage: tiles are padded (TIFF 6.0 section 15); strips are normally short, but some
+/// writers pad the last one, so measure it when the image height is not a multiple. Also returns
+/// the empty padded blocks to drop.
+fn edge_storage(
+    t: &Tiff,
+    ifd: &Ifd,
+    s: &Samples,
+    f: &Format,
+    g: &Grid,
+) -> Built<(EdgeStorage, Vec<usize>)> {
+    if g.tiled {
+        return Ok(Ok((EdgeStorage::Padded, Vec::new())));
+    }
+    let fill = match ifd.get(GDAL_NODATA) {
+        Some(e) => nodata(&t.ascii(e)?, s.dtype).map(|(_, b)| b),
+        None => None,
+    }
+    .unwrap_or_else(|| vec![0; s.dtype.size]);
+    let st = strips::Strips {
+        h: s.h,
+        rows_per_strip: g.bh,
+        down: g.down,
+        planes: g.planes,
+        row_bytes: g.row_bytes,
+        compression: f.compression,
+        offsets: &g.offsets,
+        counts: &g.counts,
+        fill: &fill,
     };
+    strips::last_strips(t, &st)
+}
 
-    // Entries, row-major over (plane, row, column).
-    let mut entries = Vec::with_capacity(offsets.len());
-    for (i, (&off, &cnt)) in offsets.iter().zip(&counts).enumerate() {
+/// Chunk entries, row-major over (plane, row, column).
+fn entries(
+    t: &Tiff,
+    s: &Samples,
+    f: &Format,
+    g: &Grid,
+    edges: EdgeStorage,
+    dropped: &[usize],
+) -> Built<Vec<ChunkEntry>> {
+    let (kind, down, across, bh) = (g.kind, g.down, g.across, g.bh);
+    let uncompressed = f.compression == 1;
+    let short_rows = s.h % bh;
+    let mut entries = Vec::with_capacity(g.offsets.len());
+    for (i, (&off, &cnt)) in g.offsets.iter().zip(&g.counts).enumerate() {
         let i = i as u64;
         let (p, r, c) = (i / (down * across), (i / across) % down, i % across);
         if cnt == 0 || dropped.contains(&(i as usize)) {
@@ -257,13 +403,13 @@ pub(crate) fn build(
             problem!("{kind} {i} has offset 0 but {cnt} bytes");
         }
         let len = if uncompressed {
-            let rows = if !tiled && r == down - 1 && short_rows != 0 && edges == EdgeStorage::Exact
-            {
-                short_rows
-            } else {
-                bh
-            };
-            let need = rows * row_bytes;
+            let rows =
+                if !g.tiled && r == down - 1 && short_rows != 0 && edges == EdgeStorage::Exact {
+                    short_rows
+                } else {
+                    bh
+                };
+            let need = rows * g.row_bytes;
             if cnt < need {
                 problem!("{kind} {i} stores {cnt} bytes, fewer than the {need} an uncompressed block needs");
             }
@@ -277,9 +423,9 @@ pub(crate) fn build(
                 t.size
             )));
         }
-        let index = if planar {
+        let index = if f.planar {
             vec![p, r, c]
-        } else if spp > 1 {
+        } else if s.spp > 1 {
             vec![r, c, 0]
         } else {
             vec![r, c]
@@ -293,55 +439,7 @@ pub(crate) fn build(
             filter_mask: 0,
         });
     }
-
-    let (dims, shape, block) = if planar {
-        (vec!["band", "y", "x"], vec![spp, h, w], vec![1, bh, bw])
-    } else if spp > 1 {
-        (vec!["y", "x", "band"], vec![h, w, spp], vec![bh, bw, spp])
-    } else {
-        (vec!["y", "x"], vec![h, w], vec![bh, bw])
-    };
-    let mut attrs = Map::new();
-    let has_geo = geo::geo_attrs(t, ifd, h, w, &mut attrs)?;
-    let mut fill_value = None;
-    if let Some(e) = ifd.get(GDAL_NODATA) {
-        let s = t.ascii(e)?;
-        match nodata(&s, dtype) {
-            Some((json, bytes)) => {
-                attrs.insert("_FillValue".into(), json);
-                fill_value = Some(bytes);
-            }
-            None => {
-                attrs.insert("GDAL_NODATA".into(), json!(s));
-            }
-        }
-    }
-    let mut codecs = codecs;
-    if let Some(tables) = &jpeg_tables {
-        jpeg_with_tables(&mut codecs, tables);
-    }
-    let layout = ArrayLayout {
-        path: String::new(),
-        dims: dims.into_iter().map(|d| Dim::new(d, false)).collect(),
-        shape,
-        dtype,
-        fill_value,
-        attrs,
-        codecs,
-        chunks: ChunkTable {
-            block,
-            edges,
-            splittable: uncompressed && !tiled && !planar,
-            entries,
-        },
-        values: None,
-    };
-    Ok(Ok(Image {
-        layout,
-        h,
-        w,
-        has_geo,
-    }))
+    Ok(Ok(entries))
 }
 
 /// JPEG (7) layouts imagecodecs' JPEG codec decodes to the stored samples, as tifffile does:
@@ -362,7 +460,7 @@ fn jpeg_supported(spp: u64, planar: bool, photometric: Option<u64>) -> Result<()
 /// the `imagecodecs_jpeg` configuration as base64, where imagecodecs' codec reads `tables`.
 fn jpeg_with_tables(codecs: &mut [Codec], tables: &[u8]) {
     use base64::Engine;
-    for c in codecs.iter_mut().filter(|c| c.name == "imagecodecs_jpeg") {
+    for c in codecs.iter_mut().filter(|c| c.id() == CodecId::Jpeg) {
         let b64 = base64::engine::general_purpose::STANDARD.encode(tables);
         c.configuration.insert("tables".into(), json!(b64));
     }
@@ -445,7 +543,7 @@ fn codecs_for(
             needs_ic("Predictor 2 (horizontal differencing)".into())?;
             let axis = if chunky_spp > 1 { -2 } else { -1 };
             out.push(Codec::new(
-                "imagecodecs_delta",
+                CodecId::Delta.name(),
                 CodecStage::ArrayToArray,
                 json!({"axis": axis, "dist": 1}),
             ));
@@ -462,7 +560,7 @@ fn codecs_for(
             needs_ic("Predictor 3 (floating point)".into())?;
             // Replaces `bytes`: the predictor differences and byte-shuffles whole rows.
             out.push(Codec::new(
-                "imagecodecs_floatpred",
+                CodecId::Floatpred.name(),
                 CodecStage::ArrayToBytes,
                 json!({"axis": -1, "dist": 1}),
             ));
@@ -474,14 +572,14 @@ fn codecs_for(
         8 | 32946 => out.push(Codec::zlib(6)),
         50000 => out.push(Codec::zstd(0)),
         34925 => out.push(Codec::new(
-            "numcodecs.lzma",
+            CodecId::Lzma.name(),
             CodecStage::BytesToBytes,
             json!({"format": 1, "check": -1, "preset": null, "filters": null}),
         )),
         5 => {
             needs_ic(format!("compression {}", compression_name(5)))?;
             out.push(Codec::new(
-                "imagecodecs_lzw",
+                CodecId::Lzw.name(),
                 CodecStage::BytesToBytes,
                 json!({}),
             ));
@@ -489,7 +587,7 @@ fn codecs_for(
         32773 => {
             needs_ic(format!("compression {}", compression_name(32773)))?;
             out.push(Codec::new(
-                "imagecodecs_packbits",
+                CodecId::Packbits.name(),
                 CodecStage::BytesToBytes,
                 json!({}),
             ));
@@ -499,7 +597,7 @@ fn codecs_for(
             // are added by `jpeg_with_tables`.
             needs_ic(format!("compression {}", compression_name(7)))?;
             out.push(Codec::new(
-                "imagecodecs_jpeg",
+                CodecId::Jpeg.name(),
                 CodecStage::ArrayToBytes,
                 json!({}),
             ));

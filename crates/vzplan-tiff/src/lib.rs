@@ -60,6 +60,9 @@
 //! (42113) becomes `_FillValue` and the fill value when the dtype can hold it (else the raw string
 //! is kept as attribute `GDAL_NODATA`). Overviews without their own geo tags inherit the page's
 //! transform, scaled to their size.
+//!
+//! TIFF 6.0: <https://www.itu.int/itudoc/itu-t/com16/tiff-fx/docs/tiff6.pdf>
+//! GeoTIFF 1.1: <https://docs.ogc.org/is/19-008r4/19-008r4.html>
 
 mod geo;
 mod ifd;

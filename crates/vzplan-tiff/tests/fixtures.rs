@@ -199,52 +199,17 @@ fn every_fixture_matches_its_oracle() {
                 compression == 1 && !tiled && !planar,
                 "{ctx}: splittable"
             );
-            // Offsets and lengths: all allocated blocks, in order.
-            let offs = u64s(&page["dataoffsets"]);
-            let cnts = u64s(&page["databytecounts"]);
-            let allocated: Vec<(u64, u64)> = offs
-                .iter()
-                .zip(&cnts)
-                .filter(|(_, &c)| c > 0)
-                .map(|(&o, &c)| (o, c))
-                .collect();
-            assert_eq!(
-                a.chunks.entries.len(),
-                allocated.len(),
-                "{ctx}: entry count"
-            );
             let chunky = if planar { 1 } else { spp };
-            let row_bytes = chunks[1] * chunky * a.dtype.size as u64;
-            let down = h.div_ceil(chunks[0]);
-            for (k, (e, &(o, c))) in a.chunks.entries.iter().zip(&allocated).enumerate() {
-                let ChunkData::Ref { offset, length } = e.data else {
-                    panic!("{ctx}: inline")
-                };
-                assert_eq!(offset, o, "{ctx}: offset of block {k}");
-                if compression == 1 {
-                    let r = (k as u64 / w.div_ceil(chunks[1])) % down;
-                    let rows = if !tiled && !padded_strip && r == down - 1 && h % chunks[0] != 0 {
-                        h % chunks[0]
-                    } else {
-                        chunks[0]
-                    };
-                    assert_eq!(length, rows * row_bytes, "{ctx}: length of block {k}");
-                    assert!(length <= c);
-                } else {
-                    assert_eq!(length, c, "{ctx}: length of block {k}");
-                }
-            }
-            // Grid indexes are row-major and inside the grid.
-            let grid = a.chunks.grid_shape(&a.shape);
-            for pair in a.chunks.entries.windows(2) {
-                assert!(pair[0].index < pair[1].index, "{ctx}: order");
-            }
-            for e in &a.chunks.entries {
-                assert!(
-                    e.index.iter().zip(&grid).all(|(i, g)| i < g),
-                    "{ctx}: index"
-                );
-            }
+            check_blocks(
+                &ctx,
+                a,
+                &page,
+                &chunks,
+                (h, w),
+                (tiled, padded_strip),
+                compression,
+                chunky,
+            );
             // Codecs.
             let got: Vec<String> = a
                 .codecs
@@ -256,34 +221,7 @@ fn every_fixture_matches_its_oracle() {
                 expected_codecs(compression, predictor, chunky),
                 "{ctx}: codecs"
             );
-            // GeoTIFF tags kept verbatim.
-            for (k, v) in page["geotiff"].as_object().unwrap() {
-                let key = if k == "GDAL_NODATA" {
-                    "_FillValue"
-                } else {
-                    k.as_str()
-                };
-                let got = a
-                    .attrs
-                    .get(key)
-                    .unwrap_or_else(|| panic!("{ctx}: attr {key}"));
-                if k == "GDAL_NODATA" {
-                    assert_eq!(
-                        got.as_f64().unwrap(),
-                        v.as_str().unwrap().parse::<f64>().unwrap()
-                    );
-                } else if let (Some(g), Some(w)) = (got.as_array(), v.as_array()) {
-                    let g: Vec<f64> = g.iter().map(|x| x.as_f64().unwrap()).collect();
-                    let w: Vec<f64> = w.iter().map(|x| x.as_f64().unwrap()).collect();
-                    assert_eq!(g, w, "{ctx}: {k}");
-                } else {
-                    assert_eq!(
-                        got.as_str().map(|s| s.trim_end_matches('\0')),
-                        v.as_str(),
-                        "{ctx}: {k}"
-                    );
-                }
-            }
+            check_geotiff(&ctx, a, &page);
             // Pixels decoded from the referenced blocks.
             if matches!(compression, 1 | 8) && predictor != 3 {
                 for px in page["pixels"].as_array().unwrap() {
@@ -297,6 +235,97 @@ fn every_fixture_matches_its_oracle() {
         }
     }
     assert!(checked >= 35, "only {checked} arrays checked");
+}
+
+/// Offsets and lengths of all allocated blocks, in order, and row-major grid indexes.
+#[allow(clippy::too_many_arguments)]
+fn check_blocks(
+    ctx: &str,
+    a: &ArrayLayout,
+    page: &Value,
+    chunks: &[u64],
+    (h, w): (u64, u64),
+    (tiled, padded_strip): (bool, bool),
+    compression: u64,
+    chunky: u64,
+) {
+    // Offsets and lengths: all allocated blocks, in order.
+    let offs = u64s(&page["dataoffsets"]);
+    let cnts = u64s(&page["databytecounts"]);
+    let allocated: Vec<(u64, u64)> = offs
+        .iter()
+        .zip(&cnts)
+        .filter(|(_, &c)| c > 0)
+        .map(|(&o, &c)| (o, c))
+        .collect();
+    assert_eq!(
+        a.chunks.entries.len(),
+        allocated.len(),
+        "{ctx}: entry count"
+    );
+    let row_bytes = chunks[1] * chunky * a.dtype.size as u64;
+    let down = h.div_ceil(chunks[0]);
+    for (k, (e, &(o, c))) in a.chunks.entries.iter().zip(&allocated).enumerate() {
+        let ChunkData::Ref { offset, length } = e.data else {
+            panic!("{ctx}: inline")
+        };
+        assert_eq!(offset, o, "{ctx}: offset of block {k}");
+        if compression == 1 {
+            let r = (k as u64 / w.div_ceil(chunks[1])) % down;
+            let rows = if !tiled && !padded_strip && r == down - 1 && h % chunks[0] != 0 {
+                h % chunks[0]
+            } else {
+                chunks[0]
+            };
+            assert_eq!(length, rows * row_bytes, "{ctx}: length of block {k}");
+            assert!(length <= c);
+        } else {
+            assert_eq!(length, c, "{ctx}: length of block {k}");
+        }
+    }
+    // Grid indexes are row-major and inside the grid.
+    let grid = a.chunks.grid_shape(&a.shape);
+    for pair in a.chunks.entries.windows(2) {
+        assert!(pair[0].index < pair[1].index, "{ctx}: order");
+    }
+    for e in &a.chunks.entries {
+        assert!(
+            e.index.iter().zip(&grid).all(|(i, g)| i < g),
+            "{ctx}: index"
+        );
+    }
+}
+
+/// GeoTIFF tags kept verbatim (GDAL_NODATA as `_FillValue`).
+fn check_geotiff(ctx: &str, a: &ArrayLayout, page: &Value) {
+    // GeoTIFF tags kept verbatim.
+    for (k, v) in page["geotiff"].as_object().unwrap() {
+        let key = if k == "GDAL_NODATA" {
+            "_FillValue"
+        } else {
+            k.as_str()
+        };
+        let got = a
+            .attrs
+            .get(key)
+            .unwrap_or_else(|| panic!("{ctx}: attr {key}"));
+        if k == "GDAL_NODATA" {
+            assert_eq!(
+                got.as_f64().unwrap(),
+                v.as_str().unwrap().parse::<f64>().unwrap()
+            );
+        } else if let (Some(g), Some(w)) = (got.as_array(), v.as_array()) {
+            let g: Vec<f64> = g.iter().map(|x| x.as_f64().unwrap()).collect();
+            let w: Vec<f64> = w.iter().map(|x| x.as_f64().unwrap()).collect();
+            assert_eq!(g, w, "{ctx}: {k}");
+        } else {
+            assert_eq!(
+                got.as_str().map(|s| s.trim_end_matches('\0')),
+                v.as_str(),
+                "{ctx}: {k}"
+            );
+        }
+    }
 }
 
 /// Decodes the element at `idx` from the block that holds it.

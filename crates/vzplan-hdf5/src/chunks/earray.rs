@@ -146,8 +146,20 @@ fn log2_exact(v: u64, what: &str) -> Result<u32> {
     Ok(v.trailing_zeros())
 }
 
-pub fn extensible_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<Vec<RawChunk>> {
-    geo.check()?;
+/// The `EAHD` header fields the walk needs.
+struct Header {
+    client: u8,
+    entry_size: u64,
+    max_bits: u8,
+    idx_elmts: u64,
+    min_elmts: u64,
+    min_ptrs: u64,
+    page_bits: u8,
+    iblk: u64,
+}
+
+/// Reads and checksums the `EAHD` header at `header_addr`.
+fn header(ctx: &Ctx, header_addr: u64) -> Result<Header> {
     let so = ctx.so as u64;
     let hlen = 4 + 8 + 6 * ctx.sl as u64 + so;
     let hbuf = ctx.read(header_addr, hlen + 4)?;
@@ -172,8 +184,23 @@ pub fn extensible_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<V
     let _num_elmts = c.length()?;
     let iblk = c.offset()?;
     checksum::verify(&hbuf, c.pos(), "extensible array header")?;
+    Ok(Header {
+        client,
+        entry_size,
+        max_bits,
+        idx_elmts,
+        min_elmts,
+        min_ptrs,
+        page_bits,
+        iblk,
+    })
+}
 
-    let (width, want_entry) = entry_layout(ctx, geo)?;
+/// The header's parameters against the dataset: client and entry size, bit widths, and powers of
+/// two. Returns log2 of the data block min elements and of the secondary block min pointers.
+fn check_header(h: &Header, want_entry: u64, geo: &Geometry) -> Result<(u32, u32)> {
+    let (client, entry_size, max_bits, page_bits) =
+        (h.client, h.entry_size, h.max_bits, h.page_bits);
     if client != u8::from(geo.filtered) || entry_size != want_entry {
         return Err(Error::malformed(format!(
             "extensible array: client {client}, element size {entry_size}; expected client {}, \
@@ -188,13 +215,21 @@ pub fn extensible_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<V
             "extensible array: max bits {max_bits}, page bits {page_bits}"
         )));
     }
-    let min_elmts_log = log2_exact(min_elmts, "data block min elements")?;
-    let min_ptrs_log = log2_exact(min_ptrs, "secondary block min data pointers")?;
+    let min_elmts_log = log2_exact(h.min_elmts, "data block min elements")?;
+    let min_ptrs_log = log2_exact(h.min_ptrs, "secondary block min data pointers")?;
     if min_elmts_log > u32::from(max_bits) {
         return Err(Error::malformed(
             "extensible array: data blocks larger than the array",
         ));
     }
+    Ok((min_elmts_log, min_ptrs_log))
+}
+
+pub fn extensible_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<Vec<RawChunk>> {
+    geo.check()?;
+    let h = header(ctx, header_addr)?;
+    let (width, want_entry) = entry_layout(ctx, geo)?;
+    let (min_elmts_log, min_ptrs_log) = check_header(&h, want_entry, geo)?;
 
     let max_grid = geo.max_grid();
     let unlim: Vec<usize> = (0..max_grid.len())
@@ -211,52 +246,37 @@ pub fn extensible_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<V
     if n_others == 0 {
         return Ok(Vec::new());
     }
-    if ctx.is_undef(iblk) {
+    if ctx.is_undef(h.iblk) {
         return Ok(Vec::new());
     }
     let mut ea = Ea {
         ctx,
         geo,
         header_addr,
-        client,
+        client: h.client,
         width,
-        entry_size,
+        entry_size: h.entry_size,
         full: geo.chunk_bytes()?,
-        off_size: usize::from(max_bits).div_ceil(8),
-        page_n: 1u64 << page_bits,
+        off_size: usize::from(h.max_bits).div_ceil(8),
+        page_n: 1u64 << h.page_bits,
         unlim,
         others,
         n_others,
         out: Vec::new(),
     };
 
-    let nsblks = 1 + u64::from(max_bits) - u64::from(min_elmts_log);
+    let nsblks = 1 + u64::from(h.max_bits) - u64::from(min_elmts_log);
     let iblock_sblks = 2 * u64::from(min_ptrs_log);
-    let n_dblk_addrs = 2 * (min_ptrs - 1);
+    let n_dblk_addrs = 2 * (h.min_ptrs - 1);
     let n_sblk_addrs = nsblks.saturating_sub(iblock_sblks);
-    let ilen = 4 + 1 + 1 + so + idx_elmts * entry_size + (n_dblk_addrs + n_sblk_addrs) * so;
-    let ibuf = ctx.read(iblk, ilen + 4)?;
-    let mut c = ctx.cur(&ibuf);
-    ea.prefix(&mut c, b"EAIB", iblk)?;
-    checksum::verify(&ibuf, ilen as usize, "extensible array index block")?;
-    for i in 0..idx_elmts {
-        ea.push(i, &mut c)?;
-    }
-    let mut dblk_addrs = Vec::new();
-    for _ in 0..n_dblk_addrs {
-        dblk_addrs.push(c.offset()?);
-    }
-    let mut sblk_addrs = Vec::new();
-    for _ in 0..n_sblk_addrs {
-        sblk_addrs.push(c.offset()?);
-    }
+    let (dblk_addrs, sblk_addrs) = ea.index_block(&h, n_dblk_addrs, n_sblk_addrs)?;
 
     // Walk the super blocks in order; `first` is the index of the next block's first entry.
-    let mut first = idx_elmts;
+    let mut first = h.idx_elmts;
     let mut dblk_i = 0usize;
     for u in 0..nsblks {
         let ndblks = 1u64 << (u / 2);
-        let Some(dnel) = (1u64 << u.div_ceil(2)).checked_mul(min_elmts) else {
+        let Some(dnel) = (1u64 << u.div_ceil(2)).checked_mul(h.min_elmts) else {
             break;
         };
         let paged = dnel > ea.page_n;
@@ -276,37 +296,75 @@ pub fn extensible_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<V
             }
             continue;
         }
-        let span = ndblks.saturating_mul(dnel);
         let sblk = sblk_addrs
             .get((u - iblock_sblks) as usize)
             .copied()
             .unwrap_or(ctx.undef());
-        if ctx.is_undef(sblk) {
-            first = first.saturating_add(span);
-            continue;
+        if !ctx.is_undef(sblk) {
+            ea.secondary_block(sblk, ndblks, dnel, first)?;
         }
-        let npages = if paged { dnel / ea.page_n } else { 0 };
+        first = first.saturating_add(ndblks.saturating_mul(dnel));
+    }
+    let out = std::mem::take(&mut ea.out);
+    finish(ctx, geo, out)
+}
+
+impl Ea<'_, '_> {
+    /// Reads the `EAIB` index block: pushes its inline entries and returns the addresses of the
+    /// data blocks and secondary blocks it holds.
+    fn index_block(
+        &mut self,
+        h: &Header,
+        n_dblk_addrs: u64,
+        n_sblk_addrs: u64,
+    ) -> Result<(Vec<u64>, Vec<u64>)> {
+        let ctx = self.ctx;
+        let so = ctx.so as u64;
+        let ilen = 4 + 1 + 1 + so + h.idx_elmts * h.entry_size + (n_dblk_addrs + n_sblk_addrs) * so;
+        let ibuf = ctx.read(h.iblk, ilen + 4)?;
+        let mut c = ctx.cur(&ibuf);
+        self.prefix(&mut c, b"EAIB", h.iblk)?;
+        checksum::verify(&ibuf, ilen as usize, "extensible array index block")?;
+        for i in 0..h.idx_elmts {
+            self.push(i, &mut c)?;
+        }
+        let mut dblk_addrs = Vec::new();
+        for _ in 0..n_dblk_addrs {
+            dblk_addrs.push(c.offset()?);
+        }
+        let mut sblk_addrs = Vec::new();
+        for _ in 0..n_sblk_addrs {
+            sblk_addrs.push(c.offset()?);
+        }
+        Ok((dblk_addrs, sblk_addrs))
+    }
+
+    /// Reads the `EASB` secondary block at `sblk` (`ndblks` data blocks of `dnel` entries, the
+    /// first starting at entry `first`) and the data blocks it addresses.
+    fn secondary_block(&mut self, sblk: u64, ndblks: u64, dnel: u64, first: u64) -> Result<()> {
+        let ctx = self.ctx;
+        let so = ctx.so as u64;
+        let paged = dnel > self.page_n;
+        let npages = if paged { dnel / self.page_n } else { 0 };
         // One byte-rounded bitmap per data block, but bits are numbered across the whole
         // buffer as `block * pages + page` (most significant bit first).
         let bitmap_len = ndblks.saturating_mul(npages.div_ceil(8));
-        let slen = (4 + 1 + 1 + so + ea.off_size as u64)
+        let slen = (4 + 1 + 1 + so + self.off_size as u64)
             .saturating_add(bitmap_len)
             .saturating_add(ndblks.saturating_mul(so));
         let sbuf = ctx.read(sblk, slen.saturating_add(4))?;
         let mut c = ctx.cur(&sbuf);
-        ea.prefix(&mut c, b"EASB", sblk)?;
-        c.skip(ea.off_size)?;
+        self.prefix(&mut c, b"EASB", sblk)?;
+        c.skip(self.off_size)?;
         let bitmap = c.bytes(bitmap_len as usize)?;
         checksum::verify(&sbuf, slen as usize, "extensible array secondary block")?;
         for k in 0..ndblks {
             let addr = c.offset()?;
             if !ctx.is_undef(addr) {
                 let pages = paged.then_some((bitmap, k * npages));
-                ea.data_block(addr, first.saturating_add(k * dnel), dnel, pages)?;
+                self.data_block(addr, first.saturating_add(k * dnel), dnel, pages)?;
             }
         }
-        first = first.saturating_add(span);
+        Ok(())
     }
-    let out = std::mem::take(&mut ea.out);
-    finish(ctx, geo, out)
 }
