@@ -24,6 +24,12 @@ pub enum Source {
         patterns: Vec<String>,
         io: IoOptions,
     },
+    /// Layouts already in hand (e.g. scanned on other machines; see [`crate::memory`]).
+    Given {
+        layouts: Vec<SourceLayout>,
+        failures: Vec<ScanFailure>,
+        io: IoOptions,
+    },
 }
 
 impl Source {
@@ -31,7 +37,7 @@ impl Source {
     pub fn io(&self) -> &IoOptions {
         match self {
             Source::Scan { options, .. } => &options.io,
-            Source::Layouts { io, .. } => io,
+            Source::Layouts { io, .. } | Source::Given { io, .. } => io,
         }
     }
 }
@@ -80,6 +86,9 @@ pub fn gather(
     match source {
         Source::Layouts { patterns, io } => layouts::read_patterns(patterns, io),
         Source::Scan { inputs, options } => Ok(scan::split(scan::scan(inputs, options, progress)?)),
+        Source::Given {
+            layouts, failures, ..
+        } => Ok((layouts.clone(), failures.clone())),
     }
 }
 

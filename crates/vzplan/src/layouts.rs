@@ -41,24 +41,11 @@ pub fn read(
     for f in files {
         let name = &f.name;
         let mut take = |n: usize, line: &str| -> Result<(), Error> {
-            if line.trim().is_empty() {
-                return Ok(());
-            }
-            let bad = |source| Error::LayoutLine {
+            parse_line(line, &mut ok, &mut failed).map_err(|source| Error::LayoutLine {
                 file: name.clone(),
                 line: n + 1,
                 source,
-            };
-            let v: serde_json::Value = serde_json::from_str(line).map_err(bad)?;
-            if let (Some(url), Some(err)) = (v.get("url"), v.get("error")) {
-                failed.push(ScanFailure {
-                    url: url.as_str().unwrap_or_default().to_string(),
-                    error: err.as_str().unwrap_or_default().to_string(),
-                });
-                return Ok(());
-            }
-            ok.push(serde_json::from_value(v).map_err(bad)?);
-            Ok(())
+            })
         };
         if name != "-" && !vzplan_io::is_url(name) {
             // Local layout files are read a line at a time: they can be larger than the layouts.
@@ -79,6 +66,28 @@ pub fn read(
         }
     }
     Ok((ok, failed))
+}
+
+/// One line of a layout file into `ok` (a layout) or `failed` (a recorded failure); blank lines
+/// are skipped.
+pub fn parse_line(
+    line: &str,
+    ok: &mut Vec<SourceLayout>,
+    failed: &mut Vec<ScanFailure>,
+) -> Result<(), serde_json::Error> {
+    if line.trim().is_empty() {
+        return Ok(());
+    }
+    let v: serde_json::Value = serde_json::from_str(line)?;
+    if let (Some(url), Some(err)) = (v.get("url"), v.get("error")) {
+        failed.push(ScanFailure {
+            url: url.as_str().unwrap_or_default().to_string(),
+            error: err.as_str().unwrap_or_default().to_string(),
+        });
+        return Ok(());
+    }
+    ok.push(serde_json::from_value(v)?);
+    Ok(())
 }
 
 /// Expands layout-file patterns (globs, URLs) and reads them.

@@ -17,6 +17,7 @@ mod error;
 pub mod formats;
 pub mod inputs;
 pub mod layouts;
+pub mod memory;
 pub mod outputs;
 mod progress;
 pub mod scan;
