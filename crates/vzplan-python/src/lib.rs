@@ -1,0 +1,219 @@
+//! `vzplan._vzplan`: the native half of the Python package. A thin caller of the `vzplan` library
+//! (the same facade the CLI calls): options come as a dict of the CLI's option names, results go
+//! back as JSON text and bytes; `python/vzplan/` shapes them into the Python API.
+//!
+//! Every call runs the library on a thread of its own with the GIL released; the calling thread
+//! wakes every few milliseconds to check for signals, so Ctrl-C cancels a scan between files.
+
+mod options;
+
+use options::{Opts, Which};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyRuntimeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+use vzplan::{BuildOptions, Error, Inputs, RefsOutput, Source};
+
+create_exception!(
+    _vzplan,
+    VzplanError,
+    PyException,
+    "vzplan could not scan, plan or write (the CLI's exit code 1)."
+);
+
+/// How often the calling thread looks for signals while the library works.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Runs `work` on its own thread with the GIL released; a pending signal (Ctrl-C) sets `cancel`
+/// and is raised once the work has stopped.
+fn detached<T: Send>(
+    py: Python<'_>,
+    cancel: &Arc<AtomicBool>,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    std::thread::scope(|s| {
+        let (tx, rx) = mpsc::channel();
+        s.spawn(move || {
+            // The receiver is gone only if the caller has stopped waiting.
+            let _ = tx.send(work());
+        });
+        // Behind a mutex only to be shareable with the GIL-free closure (a Receiver is not Sync).
+        let rx = std::sync::Mutex::new(rx);
+        let wait = || match rx.lock() {
+            Ok(rx) => rx.recv_timeout(SIGNAL_POLL),
+            Err(_) => Err(mpsc::RecvTimeoutError::Disconnected),
+        };
+        let mut interrupted = None;
+        loop {
+            match py.allow_threads(wait) {
+                Ok(out) => return interrupted.map_or(Ok(out), Err),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(PyRuntimeError::new_err(
+                        "vzplan: the worker thread panicked",
+                    ))
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if interrupted.is_none() {
+                        if let Err(e) = py.check_signals() {
+                            cancel.store(true, Ordering::Relaxed);
+                            interrupted = Some(e);
+                        }
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// The library's error as a Python exception, with what it carries (failures, findings).
+fn to_py(e: Error) -> PyErr {
+    let detail = match &e {
+        Error::NothingRead { failures } => failures
+            .iter()
+            .map(|f| format!("{}\n", f.error))
+            .collect::<String>(),
+        Error::NothingBuilt { plan } => vzplan::report::text(plan),
+        _ => String::new(),
+    };
+    VzplanError::new_err(format!("{detail}{e}"))
+}
+
+fn cancelled_or(r: Result<PyObject, Error>, py: Python<'_>) -> PyResult<PyObject> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(Error::Cancelled) => {
+            py.check_signals()?;
+            Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("cancelled"))
+        }
+        Err(e) => Err(to_py(e)),
+    }
+}
+
+/// Scans `paths` (paths, globs, object URLs) and returns one layout line per file, in input
+/// order: a layout, or `{"url", "error"}` for a file that failed (the lines `vzplan scan`
+/// writes). Raises under `fail_fast` when a file fails.
+#[pyfunction]
+#[pyo3(signature = (paths, options=None))]
+fn scan_lines(
+    py: Python<'_>,
+    paths: Vec<String>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<String>> {
+    let opts = Opts::from_dict(py, options, Which::Scan)?;
+    let scan = opts.scan_options();
+    let cancel = scan.cancel.clone().unwrap_or_default();
+    let r = detached(py, &cancel, || -> Result<Vec<String>, Error> {
+        let scanned = vzplan::scan(&Inputs::new(paths), &scan, &vzplan::NoProgress)?;
+        scanned.iter().map(vzplan::layouts::line).collect()
+    })?;
+    match r {
+        Ok(lines) => Ok(lines),
+        Err(e) => cancelled_or(Err(e), py).and_then(|_| Ok(Vec::new())),
+    }
+}
+
+/// The files `paths` name (globs expanded, object URLs listed), in the order a scan takes them.
+#[pyfunction]
+#[pyo3(signature = (paths, options=None))]
+fn expand(
+    py: Python<'_>,
+    paths: Vec<String>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<String>> {
+    let io = Opts::from_dict(py, options, Which::Scan)?.scan_options().io;
+    let files = py
+        .allow_threads(|| Inputs::new(paths).expand(&io))
+        .map_err(to_py)?;
+    Ok(files.into_iter().map(|f| f.name).collect())
+}
+
+/// Plans (and, with `build`, writes) from `paths` scanned here or from `layouts` (lines as
+/// `scan_lines` returns them, e.g. from a cluster's workers). Returns
+/// `(report_json, exit_code, refs_bytes, zarr_json_bytes)`; the bytes only with `in_memory`.
+#[pyfunction]
+#[pyo3(signature = (paths=None, layouts=None, options=None, build=false, output=None, in_memory=false))]
+fn run(
+    py: Python<'_>,
+    paths: Option<Vec<String>>,
+    layouts: Option<Vec<String>>,
+    options: Option<&Bound<'_, PyDict>>,
+    build: bool,
+    output: Option<String>,
+    in_memory: bool,
+) -> PyResult<PyObject> {
+    let opts = Opts::from_dict(py, options, Which::Build)?;
+    let scan = opts.scan_options();
+    let cancel = scan.cancel.clone().unwrap_or_default();
+    let source = match (paths, layouts) {
+        (Some(_), Some(_)) => {
+            return Err(VzplanError::new_err(Error::InputsAndLayouts.to_string()))
+        }
+        (_, Some(lines)) => {
+            vzplan::memory::source_from_lines(lines.iter().map(String::as_str), scan.io.clone())
+                .map_err(to_py)?
+        }
+        (paths, None) => Source::Scan {
+            inputs: Inputs::new(paths.unwrap_or_default()),
+            options: scan,
+        },
+    };
+    let plan_opts = opts.plan_options();
+    let zarr_json = opts.zarr_json_for(output.as_deref());
+    let r = detached(py, &cancel, move || {
+        let plan = if build {
+            let outputs: Vec<Box<dyn vzplan::Output>> = match &output {
+                Some(o) => vec![Box::new(RefsOutput {
+                    refs: o.into(),
+                    zarr_json,
+                })],
+                None => Vec::new(),
+            };
+            let b = BuildOptions {
+                plan: plan_opts,
+                outputs,
+            };
+            vzplan::build(&source, &b, &vzplan::NoProgress)?.plan
+        } else {
+            vzplan::plan(&source, &plan_opts, &vzplan::NoProgress)?
+        };
+        let report = serde_json::to_string(&vzplan::report::json(&plan))?;
+        let code = u8::from(plan.incomplete()) * 3;
+        let bytes = if in_memory {
+            Some((
+                vzplan::memory::refs_bytes(&plan)?,
+                vzplan::memory::zarr_json_bytes(&plan)?,
+            ))
+        } else {
+            None
+        };
+        Ok::<_, Error>((report, code, bytes))
+    })?;
+    let r = r.map(|(report, code, bytes)| {
+        let (refs, zarr) = match bytes {
+            Some((r, z)) => (
+                Some(PyBytes::new(py, &r).unbind()),
+                Some(PyBytes::new(py, &z).unbind()),
+            ),
+            None => (None, None),
+        };
+        (report, code, refs, zarr)
+            .into_pyobject(py)
+            .map(|t| t.into_any().unbind())
+    });
+    match r {
+        Ok(v) => Ok(v?),
+        Err(e) => cancelled_or(Err(e), py),
+    }
+}
+
+#[pymodule]
+fn _vzplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("VzplanError", m.py().get_type::<VzplanError>())?;
+    m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(expand, m)?)?;
+    Ok(())
+}
