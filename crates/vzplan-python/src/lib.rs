@@ -81,14 +81,14 @@ fn to_py(e: Error) -> PyErr {
     VzplanError::new_err(format!("{detail}{e}"))
 }
 
-fn cancelled_or(r: Result<PyObject, Error>, py: Python<'_>) -> PyResult<PyObject> {
-    match r {
-        Ok(v) => Ok(v),
-        Err(Error::Cancelled) => {
-            py.check_signals()?;
-            Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("cancelled"))
-        }
-        Err(e) => Err(to_py(e)),
+/// The error to raise: a cancelled scan raises the pending signal's exception (KeyboardInterrupt).
+fn raise(py: Python<'_>, e: Error) -> PyErr {
+    match e {
+        Error::Cancelled => match py.check_signals() {
+            Err(signal) => signal,
+            Ok(()) => pyo3::exceptions::PyKeyboardInterrupt::new_err("cancelled"),
+        },
+        e => to_py(e),
     }
 }
 
@@ -109,10 +109,7 @@ fn scan_lines(
         let scanned = vzplan::scan(&Inputs::new(paths), &scan, &vzplan::NoProgress)?;
         scanned.iter().map(vzplan::layouts::line).collect()
     })?;
-    match r {
-        Ok(lines) => Ok(lines),
-        Err(e) => cancelled_or(Err(e), py).and_then(|_| Ok(Vec::new())),
-    }
+    r.map_err(|e| raise(py, e))
 }
 
 /// The files `paths` name (globs expanded, object URLs listed), in the order a scan takes them.
@@ -203,10 +200,7 @@ fn run(
             .into_pyobject(py)
             .map(|t| t.into_any().unbind())
     });
-    match r {
-        Ok(v) => Ok(v?),
-        Err(e) => cancelled_or(Err(e), py),
-    }
+    r.map_err(|e| raise(py, e))?
 }
 
 #[pymodule]
