@@ -57,7 +57,13 @@ def split_storage_options(
 
 
 def io_options(protocol: str, storage_options: Mapping[str, Any] | None) -> dict[str, Any]:
-    """fsspec's options for reading the chunks (local files need none)."""
-    if protocol == "file" or not storage_options:
+    """fsspec's options for reading the chunks (local files need none). The reference filesystem
+    is asynchronous, so the remote one must be too; ``region`` is s3fs's client region."""
+    if protocol == "file":
         return {}
-    return dict(storage_options)
+    out = dict(storage_options or {})
+    region = out.pop("region", None)
+    if region is not None and protocol == "s3":
+        out["client_kwargs"] = {"region_name": region, **(out.get("client_kwargs") or {})}
+    out["asynchronous"] = True
+    return out
