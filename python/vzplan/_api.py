@@ -17,8 +17,6 @@ if TYPE_CHECKING:
 
 VzplanError = _vzplan.VzplanError
 
-Paths = "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
-
 
 class FindingWarning(UserWarning):
     """A finding of vzplan's plan (a file left out, a chunk padded, an array that cannot be built)."""
