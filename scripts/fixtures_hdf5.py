@@ -98,8 +98,12 @@ def dset_oracle(ds, nc_dims, key):
     fill_status = dcpl.fill_value_defined()  # 0 undefined, 1 default, 2 user-defined
     tid = ds.id.get_type()
     cls = tid.get_class()
-    supported = cls in (h5py.h5t.INTEGER, h5py.h5t.FLOAT) or (
-        cls == h5py.h5t.STRING and not tid.is_variable_str())
+    vlen_str = cls == h5py.h5t.STRING and tid.is_variable_str()
+    enum = h5py.check_enum_dtype(ds.dtype) if cls == h5py.h5t.ENUM else None
+    # Enums are their base integer type (names and values in `enum_dict`), h5py's {r, i}
+    # compounds are complex numbers, variable-length strings are written inline.
+    supported = cls in (h5py.h5t.INTEGER, h5py.h5t.FLOAT, h5py.h5t.STRING) or (
+        enum is not None) or ds.dtype.kind == "c"
     problem = None
     if not supported:
         problem = f"dtype {ds.dtype}"
@@ -119,6 +123,16 @@ def dset_oracle(ds, nc_dims, key):
         "attrs": attrs_of(ds),
         "dims": nc_dims.get(key),
     }
+    if enum is not None:
+        o["attrs"].setdefault("enum_dict", {k: int(v) for k, v in enum.items()})
+    if vlen_str:
+        # One inline vlen-utf8 chunk with the strings as h5py reads them.
+        o["layout"] = "inline"
+        o["strings"] = [x.decode() if isinstance(x, bytes) else x
+                        for x in ds[()].reshape(-1).tolist()]
+        o["fill_hex"] = None
+        o["chunk_iter"] = []
+        return o
     if supported:
         fv = np.zeros((), ds.dtype)
         if fill_status != 0:

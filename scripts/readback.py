@@ -20,6 +20,7 @@ from pathlib import Path
 
 import fsspec
 import h5py
+import hdf5plugin  # noqa: F401  (registers the Blosc, LZ4, bitshuffle… filters with h5py)
 import netCDF4
 import numpy as np
 import zarr
@@ -70,9 +71,29 @@ def local(url):
     return url[len("file://"):] if url.startswith("file://") else url
 
 
+def text(x):
+    return x.decode("utf-8") if isinstance(x, bytes) else str(x)
+
+
 def same(a, b):
     if a.shape != b.shape:
         return f"shape {a.shape} != {b.shape}"
+    if a.dtype.kind in "OT" or b.dtype.kind in "OT":
+        # Variable-length strings: zarr's StringDType vs h5py's bytes / netCDF4's str objects.
+        ta, tb = [text(x) for x in a.reshape(-1)], [text(x) for x in b.reshape(-1)]
+        bad = [i for i, (x, y) in enumerate(zip(ta, tb)) if x != y]
+        return f"{len(bad)} strings differ, first at {bad[0]}: {ta[bad[0]]!r} != {tb[bad[0]]!r}" if bad else None
+    if a.dtype.kind == "c" and b.dtype.names == ("r", "i"):
+        b = (b["r"] + 1j * b["i"]).astype(a.dtype)  # netCDF4-python's view of h5py's complex compound
+    if a.dtype.names or b.dtype.names:
+        # Structured (compound) values: field names, then every field.
+        if a.dtype.names != b.dtype.names:
+            return f"fields {a.dtype.names} != {b.dtype.names}"
+        for n in a.dtype.names:
+            d = same(np.asarray(a[n]), np.asarray(b[n]))
+            if d:
+                return f"field {n}: {d}"
+        return None
     if a.dtype.kind != b.dtype.kind or a.dtype.itemsize != b.dtype.itemsize:
         return f"dtype {a.dtype} != {b.dtype}"
     if a.dtype.kind == "f":

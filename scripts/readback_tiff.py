@@ -127,7 +127,7 @@ def expected_arrays(path: str) -> dict[str, np.ndarray]:
         pages, counters, last = [], {}, None
 
         def ovname(p, n):
-            return f"overview_{n}" if p == 0 else f"{p}_overview_{n}"
+            return f"overview_{n}/0" if p == 0 else f"{p}_overview_{n}/{p}"
 
         for i, page in enumerate(tif.pages):
             st = int(page.subfiletype)

@@ -16,6 +16,12 @@ cargo test --workspace --quiet 2>&1 | tee target/cargo-test.log
 echo "== read-back conformance"
 cargo build --quiet -p vzplan-cli
 .venv/bin/python scripts/readback.py --vzplan target/debug/vzplan
+echo "== real-writer HDF5 / netCDF-4 features: plugin filters, enum/complex/vlen types, huge attributes"
+.venv/bin/python scripts/readback.py --vzplan target/debug/vzplan --cases testdata/real/cases.json
+echo "== xarray read-back: xr.open_zarr over the refs (consolidated and not) vs xr.open_mfdataset / tifffile"
+.venv/bin/python scripts/readback_xarray.py --vzplan target/debug/vzplan
+echo "== Icechunk: build --icechunk for every collection, read back with icechunk-python + zarr"
+.venv/bin/python scripts/readback_icechunk.py --vzplan target/debug/vzplan
 echo "== TIFF read-back: every array of every TIFF fixture vs tifffile"
 cargo build --quiet -p vzplan-tiff --examples
 VZPLAN_TIFF_DUMP=target/debug/examples/dump .venv/bin/python scripts/readback_tiff.py
@@ -30,3 +36,7 @@ echo "== Python package: built into .venv (maturin develop), pytest python/tests
 # and VirtualiZarr. pytest's exit code 5 (no test collected) fails this script like any failure.
 VIRTUAL_ENV="$root/.venv" .venv/bin/maturin develop --quiet
 VZPLAN_CLI="$root/target/debug/vzplan" .venv/bin/python -m pytest -q python/tests
+echo "== real-world sweep: GDAL / nccopy / h5repack variants, each built alone and read back (virtual-tiff installed too)"
+bash scripts/realworld/setup-venv.sh
+bash scripts/realworld/make.sh .venv-realworld/bin/python
+.venv-realworld/bin/python scripts/realworld/sweep.py --vzplan target/debug/vzplan --markdown

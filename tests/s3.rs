@@ -457,6 +457,6 @@ fn shards_on_s3_merged_from_layouts_on_s3_equal_one_run() {
         &[],
         None,
     );
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(er.contains("VZPLAN_NO_SUCH_VAR"), "{er}");
 }

@@ -80,6 +80,11 @@ class Report:
         return bool(self._report.get("complete"))
 
     @property
+    def icechunk(self) -> dict[str, Any] | None:
+        """The Icechunk commit (repository, branch, snapshot, virtual_refs, …), if one was made."""
+        return self._report.get("icechunk")
+
+    @property
     def sources(self) -> list[str]:
         return list(self._report.get("sources", []))
 
@@ -186,15 +191,14 @@ def build(
 
     ``client``: a ``dask.distributed.Client``; the files are scanned on its workers in batches of
     ``batch_size`` and planned here; the refs are identical to a local build.
-    ``icechunk``: not available yet (the library has no Icechunk output); raises
-    NotImplementedError. Options as :func:`plan`. Raises :class:`VzplanError` when nothing can be
+    ``icechunk``: an Icechunk repository (a local directory or ``s3://``/``gs://``/``az://``
+    prefix) to commit to, on ``branch="main"`` (``Report.icechunk`` tells the commit), as
+    `vzplan build --icechunk`. ``no_templates=True``: full URLs in every reference; ``force``:
+    replace files that are not vzplan outputs. Options as :func:`plan`. Raises :class:`VzplanError` when nothing can be
     built.
     """
     if icechunk is not None:
-        raise NotImplementedError(
-            "icechunk=: the vzplan library has no Icechunk output yet (vzplan::outputs has only "
-            "RefsOutput and HtmlReport); write refs.json with output= instead"
-        )
+        opts = dict(opts, icechunk=os.fspath(icechunk))
     out = None if output is None else os.fspath(output)
     if client is not None:
         if layouts is not None:

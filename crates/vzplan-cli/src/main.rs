@@ -9,6 +9,7 @@
 //! Argument parsing, progress and printing; the work is done by the `vzplan` library.
 //! Exit codes: 0 everything built; 1 error; 2 usage; 3 built, but something was left out.
 
+mod icechunk;
 mod io_args;
 mod progress;
 
@@ -37,17 +38,25 @@ enum Cmd {
         #[command(flatten)]
         common: Common,
         /// The kerchunk reference file to write.
-        #[arg(short = 'o', long = "output")]
-        output: PathBuf,
+        #[arg(short = 'o', long = "output", required_unless_present = "icechunk")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        icechunk: icechunk::IcechunkArgs,
         /// Where to write the consolidated Zarr v3 zarr.json (default: OUT stem + .zarr.json).
         #[arg(long)]
         zarr_json: Option<PathBuf>,
         /// Do not write the consolidated zarr.json.
         #[arg(long)]
         no_zarr_json: bool,
+        /// Write full URLs in every reference instead of kerchunk templates.
+        #[arg(long)]
+        no_templates: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Replace existing files that are not vzplan outputs (never an input).
+        #[arg(long)]
+        force: bool,
     },
     /// Show what would be built, what cannot be, and why.
     Plan {
@@ -147,7 +156,23 @@ struct Common {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        // --help and --version, and usage errors without --json, as clap prints them.
+        Err(e) if !e.use_stderr() || !std::env::args().any(|a| a == "--json") => e.exit(),
+        Err(e) => {
+            let text = vzplan::redact_text(&e.render().to_string());
+            eprint!("{text}");
+            let first = text.lines().next().unwrap_or_default();
+            let msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
+            print_json(&serde_json::json!({"error": msg, "exit_code": 2}));
+            return ExitCode::from(2);
+        }
+    };
+    let json = match &cli.cmd {
+        Cmd::Build { json, .. } | Cmd::Plan { json, .. } | Cmd::Verify { json, .. } => *json,
+        Cmd::Scan { .. } => false,
+    };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -155,16 +180,23 @@ fn main() -> ExitCode {
             match &e {
                 Error::NothingRead { failures } => {
                     for f in failures {
-                        eprintln!("{}", f.error);
+                        eprintln!("{}", vzplan::redact_text(&f.error));
                     }
                 }
                 Error::NothingBuilt { plan } => eprint!("{}", vzplan::report::text(plan)),
                 _ => {}
             }
-            eprintln!("vzplan: {e}");
-            ExitCode::from(1)
+            eprintln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
+            if json {
+                print_json(&e.json());
+            }
+            ExitCode::from(e.exit_code())
         }
     }
+}
+
+fn print_json(doc: &serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(doc).unwrap_or_default());
 }
 
 fn scan_options(a: &ScanArgs) -> ScanOptions {
@@ -240,10 +272,24 @@ fn run(cli: Cli) -> Result<u8, Error> {
         Cmd::Build {
             common,
             output,
+            icechunk,
             zarr_json,
             no_zarr_json,
+            no_templates,
             json,
-        } => build(&common, output, zarr_json, no_zarr_json, json),
+            force,
+        } => match output {
+            Some(output) => build(
+                &common,
+                output,
+                zarr_json,
+                no_zarr_json,
+                no_templates,
+                json,
+                force,
+            ),
+            None => icechunk::build(&common, &icechunk, json),
+        },
         Cmd::Scan {
             scan: args,
             output,
@@ -258,7 +304,7 @@ fn run(cli: Cli) -> Result<u8, Error> {
             let failed = vzplan::layouts::write(&scanned, &output.to_string_lossy(), &opts.io)?;
             for s in &scanned {
                 if let Err(e) = &s.result {
-                    eprintln!("{e}");
+                    eprintln!("{}", vzplan::redact_text(&e.to_string()));
                 }
             }
             eprintln!(
@@ -292,16 +338,26 @@ fn build(
     output: PathBuf,
     zarr_json: Option<PathBuf>,
     no_zarr_json: bool,
+    no_templates: bool,
     json: bool,
+    force: bool,
 ) -> Result<u8, Error> {
-    let zpath = (!no_zarr_json)
-        .then(|| zarr_json.unwrap_or_else(|| vzplan::outputs::zarr_json_path(&output)));
+    // `-o -`: refs.json on standard output, the report on standard error, and no zarr.json unless
+    // --zarr-json names one.
+    let stdout = output.as_os_str() == "-";
+    let zpath = match zarr_json {
+        _ if no_zarr_json => None,
+        Some(z) => Some(z),
+        None => vzplan::outputs::default_zarr_json(&output),
+    };
     let opts = BuildOptions {
         plan: plan_options(common),
         outputs: vec![Box::new(RefsOutput {
             refs: output.clone(),
             zarr_json: zpath.clone(),
+            templates: !no_templates,
         })],
+        force,
     };
     let term = progress::Terminal::new(common.scan.stats);
     let report = vzplan::build(&source(common)?, &opts, &term)?;
@@ -314,7 +370,14 @@ fn build(
                 o.insert("zarr_json".into(), z.display().to_string().into());
             }
         }
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        let text = serde_json::to_string_pretty(&r)?;
+        if stdout {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
+        }
+    } else if stdout {
+        eprint!("{}", vzplan::report::text(plan));
     } else {
         print!("{}", vzplan::report::text(plan));
         println!("wrote {}", output.display());

@@ -33,6 +33,11 @@ pub enum Kind {
     Float,
     /// Fixed-length byte strings (HDF5 fixed strings, netCDF `char` arrays' last axis is kept as an axis).
     String,
+    /// Complex numbers: two IEEE floats (real, imaginary) of `size / 2` bytes each.
+    Complex,
+    /// Variable-length UTF-8 text (Zarr v3 `string`, `vlen-utf8` codec). `size` is 0: elements
+    /// have no fixed size, and such arrays are always written inline.
+    Text,
 }
 
 /// An element type: kind, size in bytes and byte order.
@@ -64,6 +69,9 @@ impl DType {
             (Kind::Float, 2) => "float16",
             (Kind::Float, 4) => "float32",
             (Kind::Float, 8) => "float64",
+            (Kind::Complex, 8) => "complex64",
+            (Kind::Complex, 16) => "complex128",
+            (Kind::Text, _) => "string",
             (Kind::String, n) if n > 0 => {
                 // zarr-python's fixed-length byte string type (numpy `S<n>`).
                 return Some(json!({"name": "null_terminated_bytes",
@@ -76,6 +84,9 @@ impl DType {
 
     /// The numpy dtype string (`<f4`, `>i2`, `|S8`), used in reports and by the read-back scripts.
     pub fn numpy_str(&self) -> String {
+        if self.kind == Kind::Text {
+            return "|O".to_string(); // numpy (h5py, netCDF4-python) reads it as objects
+        }
         let order = if self.size == 1 || self.kind == Kind::String {
             '|'
         } else if self.endian == Endian::Big {
@@ -89,13 +100,16 @@ impl DType {
             Kind::UInt => 'u',
             Kind::Float => 'f',
             Kind::String => 'S',
+            Kind::Complex => 'c',
+            Kind::Text => 'O',
         };
         format!("{order}{code}{}", self.size)
     }
 
     /// Decodes one element (`bytes.len() == size`) as f64, for coordinate checks. Strings give `None`.
     pub fn decode_f64(&self, bytes: &[u8]) -> Option<f64> {
-        if bytes.len() != self.size {
+        // Sizes come from files (and layout files): a size of 0 or above 8 is no number.
+        if bytes.len() != self.size || !(1..=8).contains(&self.size) || self.kind == Kind::Complex {
             return None;
         }
         let mut b = [0u8; 8];
@@ -179,9 +193,26 @@ mod tests {
         assert_eq!(be.encode_f64(40000.0), None);
         assert_eq!(le.encode_f64(1.5), Some(1.5f32.to_le_bytes().to_vec()));
         assert_eq!(le.encode_f64(0.1), None);
+        // Sizes from an untrusted layout file: no panic, no number.
+        assert_eq!(
+            DType::new(Kind::Float, 9, Endian::Little).decode_f64(&[0; 9]),
+            None
+        );
+        assert_eq!(
+            DType::new(Kind::Int, 9, Endian::Big).decode_f64(&[0; 9]),
+            None
+        );
+        assert_eq!(DType::new(Kind::Int, 0, Endian::Big).decode_f64(&[]), None);
         assert_eq!(
             DType::new(Kind::String, 8, Endian::Little).numpy_str(),
             "|S8"
         );
+        let c = DType::new(Kind::Complex, 16, Endian::Big);
+        assert_eq!(c.numpy_str(), ">c16");
+        assert_eq!(c.zarr_data_type(), Some(serde_json::json!("complex128")));
+        assert_eq!(c.decode_f64(&[0; 16]), None);
+        let t = DType::new(Kind::Text, 0, Endian::Little);
+        assert_eq!(t.zarr_data_type(), Some(serde_json::json!("string")));
+        assert_eq!(t.decode_all_f64(&[]), None);
     }
 }

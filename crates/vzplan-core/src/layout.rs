@@ -125,11 +125,13 @@ impl Codec {
             serde_json::json!({}),
         )
     }
+    /// Zarr v3's registered `zstd` codec (zarr-python's core `ZstdCodec`), not `numcodecs.zstd`.
+    /// `checksum` only decides whether an encoder writes one; a frame that has one decodes either way.
     pub fn zstd(level: i32) -> Self {
         Self::new(
-            "numcodecs.zstd",
+            "zstd",
             CodecStage::BytesToBytes,
-            serde_json::json!({"level": level}),
+            serde_json::json!({"level": level, "checksum": false}),
         )
     }
     /// The `zarr.json` form: `{"name": …, "configuration": {…}}` (always with a configuration object).

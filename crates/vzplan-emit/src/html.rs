@@ -17,6 +17,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use vzplan_plan::{display_file, ArrayPlan, FindingKind, MosaicView, Plan, Severity, TileStatus};
 
+/// The most marks (chunk rectangles, lines, runs) one drawing gets: each is ~200 bytes, and the
+/// counts come from the files, so beyond this the drawing aggregates (runs) or leaves them out.
+const MAX_MARKS: u64 = 2048;
+
 /// Escapes text for HTML content and attribute values.
 pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
@@ -293,6 +297,7 @@ fn mosaic_svg(s: &mut String, plan: &Plan, v: &MosaicView) {
             esc(&v.dims[0]), g.r0, g.r1, esc(&v.dims[1]), g.c0, g.c1
         );
     }
+    let budget = &mut MAX_MARKS.clone();
     for t in &v.tiles {
         let Some(o) = t.offset else { continue };
         let st = status_name(t.status);
@@ -305,12 +310,14 @@ fn mosaic_svg(s: &mut String, plan: &Plan, v: &MosaicView) {
             colour(st), esc(&t.file), esc(&plan.mosaic_dims.as_ref().map(|d| d.join("/")).unwrap_or_default()),
             o[0], o[1], t.shape[0], t.shape[1], t.block[0], t.block[1]
         );
-        // Internal block boundaries, thin.
+        // Internal block boundaries, thin; a tile with too many to draw is left plain (the
+        // counts come from the files: the page stays small for any input).
         for m in 0..2 {
             let (b, n) = (t.block[m], t.shape[m]);
-            if b == 0 || b >= n {
+            if b == 0 || b >= n || n.div_ceil(b) > *budget {
                 continue;
             }
+            *budget -= n.div_ceil(b);
             let mut p = b;
             while p < n {
                 if m == 0 {
@@ -321,7 +328,7 @@ fn mosaic_svg(s: &mut String, plan: &Plan, v: &MosaicView) {
                 p += b;
             }
         }
-        for d in &t.dropped {
+        for d in t.dropped.iter().take(MAX_MARKS as usize) {
             let (r0, c0) = (o[0] + d[0] * t.block[0], o[1] + d[1] * t.block[1]);
             let (r1, c1) = (
                 (r0 + t.block[0]).min(o[0] + t.shape[0]),
@@ -360,7 +367,8 @@ fn mosaic_svg(s: &mut String, plan: &Plan, v: &MosaicView) {
     }
     // Global cuts: dashed lines across the whole array, with positions on the axes.
     let label_every = |n: usize| n.div_ceil(24).max(1);
-    for (i, &c) in v.cuts[0].iter().enumerate() {
+    let marks = |n: usize| if n as u64 > MAX_MARKS { 0 } else { n };
+    for (i, &c) in v.cuts[0].iter().enumerate().take(marks(v.cuts[0].len())) {
         let _ = write!(s, "<line data-cut=\"0\" data-pos=\"{c}\" x1=\"{:.2}\" y1=\"{:.2}\" x2=\"{:.2}\" y2=\"{:.2}\" stroke=\"#0d47a1\" stroke-width=\"0.8\" stroke-dasharray=\"5 3\"/>", ml - 6.0, y(c), ml + pw, y(c));
         if i % label_every(v.cuts[0].len()) == 0 || i + 1 == v.cuts[0].len() {
             let _ = write!(
@@ -371,7 +379,7 @@ fn mosaic_svg(s: &mut String, plan: &Plan, v: &MosaicView) {
             );
         }
     }
-    for (i, &c) in v.cuts[1].iter().enumerate() {
+    for (i, &c) in v.cuts[1].iter().enumerate().take(marks(v.cuts[1].len())) {
         let _ = write!(s, "<line data-cut=\"1\" data-pos=\"{c}\" x1=\"{:.2}\" y1=\"{:.2}\" x2=\"{:.2}\" y2=\"{:.2}\" stroke=\"#0d47a1\" stroke-width=\"0.8\" stroke-dasharray=\"5 3\"/>", x(c), mt - 6.0, x(c), mt + ph);
         if i % label_every(v.cuts[1].len()) == 0 || i + 1 == v.cuts[1].len() {
             let _ = write!(
@@ -383,7 +391,7 @@ fn mosaic_svg(s: &mut String, plan: &Plan, v: &MosaicView) {
         }
     }
     // Staggered cuts: a thick red segment across the tile they break.
-    for st in &v.staggered {
+    for st in v.staggered.iter().take(MAX_MARKS as usize) {
         let Some(t) = v.tiles.iter().find(|t| t.source == st.source) else {
             continue;
         };
@@ -446,7 +454,6 @@ fn file_status(plan: &Plan, array: &str, file: &str) -> &'static str {
 /// Bands along the concat (or stack) axis: one per file, with its chunks.
 fn bands_svg(s: &mut String, plan: &Plan, a: &ArrayPlan, k: usize) {
     let Some(e) = a.edges.get(k) else { return };
-    let starts = e.starts();
     let n = a.shape[k].max(1) as f64;
     let width = 760.0;
     let scale = width / n;
@@ -472,10 +479,12 @@ fn bands_svg(s: &mut String, plan: &Plan, a: &ArrayPlan, k: usize) {
         esc(&a.path), esc(dim), width + 20.0, width + 20.0
     );
     let pos = |i: u64| -> f64 {
-        let p = starts.get(i as usize).copied().unwrap_or(a.shape[k]);
+        let p = e.start_of(i).unwrap_or(a.shape[k]);
         10.0 + p.min(a.shape[k]) as f64 * scale
     };
-    for (f, i0, i1) in &runs {
+    // Chunk edges are drawn only when there are few enough to see (and to keep the page small).
+    let edges_drawn = e.count() <= MAX_MARKS;
+    for (f, i0, i1) in runs.iter().take(MAX_MARKS as usize) {
         let url = plan.sources.get(*f).map(|s| s.url.as_str()).unwrap_or("");
         let st = file_status(plan, &a.path, url);
         let (x0, x1) = (pos(*i0), pos(*i1));
@@ -484,7 +493,7 @@ fn bands_svg(s: &mut String, plan: &Plan, a: &ArrayPlan, k: usize) {
             "<g data-band=\"{f}\" data-file=\"{}\" data-status=\"{st}\" data-chunks=\"{}\"><rect x=\"{x0:.2}\" y=\"20\" width=\"{:.2}\" height=\"40\" fill=\"{}\" stroke=\"#333\"><title>{}: chunks {}..{} along {}</title></rect>",
             esc(&display_file(url)), i1 - i0, (x1 - x0).max(0.5), colour(st), esc(&display_file(url)), i0, i1, esc(dim)
         );
-        for i in *i0 + 1..*i1 {
+        for i in (*i0 + 1..*i1).filter(|_| edges_drawn) {
             let _ = write!(s, "<line data-chunk-edge=\"{i}\" x1=\"{:.2}\" y1=\"20\" x2=\"{:.2}\" y2=\"60\" stroke=\"#555\" stroke-width=\"0.6\"/>", pos(i), pos(i));
         }
         if x1 - x0 > 40.0 {
@@ -497,7 +506,7 @@ fn bands_svg(s: &mut String, plan: &Plan, a: &ArrayPlan, k: usize) {
         }
         s.push_str("</g>");
     }
-    let _ = write!(s, "<text x=\"10\" y=\"12\" font-size=\"11\">{} — {} chunk(s) from {} file(s) along {}</text><text x=\"10\" y=\"90\" font-size=\"10\">0</text><text x=\"{:.2}\" y=\"90\" font-size=\"10\" text-anchor=\"end\">{}</text></svg>", esc(&a.path), e.0.len(), runs.len(), esc(dim), width + 10.0, a.shape[k]);
+    let _ = write!(s, "<text x=\"10\" y=\"12\" font-size=\"11\">{} — {} chunk(s) from {} file(s) along {}</text><text x=\"10\" y=\"90\" font-size=\"10\">0</text><text x=\"{:.2}\" y=\"90\" font-size=\"10\" text-anchor=\"end\">{}</text></svg>", esc(&a.path), e.count(), runs.len(), esc(dim), width + 10.0, a.shape[k]);
 }
 
 /// The cuts along one axis of an array.
@@ -510,28 +519,62 @@ fn axis_svg(s: &mut String, a: &ArrayPlan, i: usize) {
     let _ = write!(
         s,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" data-kind=\"axis\" data-array=\"{}\" data-dim=\"{}\" data-chunks=\"{}\" width=\"{:.0}\" height=\"40\" viewBox=\"0 0 {:.0} 40\"><text x=\"10\" y=\"11\" font-size=\"10\">{}: {} chunk(s), length {}</text>",
-        esc(&a.path), esc(&a.dims[i]), e.0.len(), width + 20.0, width + 20.0, esc(&a.dims[i]), e.0.len(), a.shape[i]
+        esc(&a.path), esc(&a.dims[i]), e.count(), width + 20.0, width + 20.0, esc(&a.dims[i]), e.count(), a.shape[i]
     );
     let _ = write!(
         s,
         "<rect x=\"10\" y=\"16\" width=\"{:.2}\" height=\"14\" fill=\"#e3f2fd\" stroke=\"#333\"/>",
         n * scale
     );
-    let mut p = 0u64;
-    for (j, len) in e.0.iter().enumerate() {
-        let x = 10.0 + p as f64 * scale;
-        let over = p + len > a.shape[i];
-        let _ = write!(
-            s,
-            "<rect data-axis-chunk=\"{j}\" x=\"{x:.2}\" y=\"16\" width=\"{:.2}\" height=\"14\" fill=\"{}\" fill-opacity=\"0.5\" stroke=\"#1565c0\" stroke-width=\"0.7\"><title>chunk {j}: {p}..{}{}</title></rect>",
-            *len as f64 * scale,
-            if over { "#ffe0b2" } else { "#bbdefb" },
-            p + len,
-            if over { " (overhangs the end)" } else { "" }
-        );
-        p += len;
+    if e.count() <= MAX_MARKS {
+        let mut p = 0u64;
+        for (j, len) in e.to_vec().into_iter().enumerate() {
+            let x = 10.0 + p as f64 * scale;
+            let over = p + len > a.shape[i];
+            let _ = write!(
+                s,
+                "<rect data-axis-chunk=\"{j}\" x=\"{x:.2}\" y=\"16\" width=\"{:.2}\" height=\"14\" fill=\"{}\" fill-opacity=\"0.5\" stroke=\"#1565c0\" stroke-width=\"0.7\"><title>chunk {j}: {p}..{}{}</title></rect>",
+                len as f64 * scale,
+                if over { "#ffe0b2" } else { "#bbdefb" },
+                p + len,
+                if over { " (overhangs the end)" } else { "" }
+            );
+            p += len;
+        }
+    } else {
+        axis_runs_svg(s, e, a.shape[i], scale);
     }
     s.push_str("</svg>");
+}
+
+/// Too many chunks to draw one by one: one rectangle per run of equal chunks (at most
+/// [`MAX_MARKS`] runs; the rest are summed up in one more).
+fn axis_runs_svg(s: &mut String, e: &vzplan_core::AxisEdges, len: u64, scale: f64) {
+    let (mut p, mut j) = (0u64, 0u64);
+    let runs = e.runs();
+    for (r, &(l, c)) in runs.iter().enumerate() {
+        let end = p.saturating_add(l.saturating_mul(c));
+        let x = 10.0 + p as f64 * scale;
+        if r as u64 == MAX_MARKS {
+            let _ = write!(
+                s,
+                "<rect data-axis-rest=\"{j}\" x=\"{x:.2}\" y=\"16\" width=\"{:.2}\" height=\"14\" fill=\"#bbdefb\" stroke=\"#1565c0\" stroke-width=\"0.7\"><title>chunks {j}..{}: {} more runs</title></rect>",
+                len.saturating_sub(p) as f64 * scale,
+                e.count(),
+                runs.len() - r
+            );
+            return;
+        }
+        let _ = write!(
+            s,
+            "<rect data-axis-run=\"{j}\" data-count=\"{c}\" x=\"{x:.2}\" y=\"16\" width=\"{:.2}\" height=\"14\" fill=\"{}\" fill-opacity=\"0.5\" stroke=\"#1565c0\" stroke-width=\"0.7\"><title>chunks {j}..{}: {c} of length {l}, {p}..{end}</title></rect>",
+            end.min(len).saturating_sub(p) as f64 * scale,
+            if end > len { "#ffe0b2" } else { "#bbdefb" },
+            j.saturating_add(c),
+        );
+        p = end;
+        j = j.saturating_add(c);
+    }
 }
 
 /// Files of a left-out array with their status, from the findings.

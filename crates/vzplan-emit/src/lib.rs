@@ -13,6 +13,7 @@
 //! ```
 //! Files are written atomically: to a temporary file in the target directory, then renamed.
 
+pub mod cf;
 pub mod html;
 pub mod report;
 pub mod zarr;
@@ -47,17 +48,46 @@ fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
+/// How `refs.json` is written.
+#[derive(Clone, Copy, Debug)]
+pub struct RefsOptions {
+    /// One kerchunk template per source (`{{u0}}`); `false` writes every reference with its full
+    /// URL, for readers that ignore templates (VirtualiZarr's `KerchunkJSONParser`, GDAL).
+    pub templates: bool,
+}
+
+impl Default for RefsOptions {
+    fn default() -> Self {
+        Self { templates: true }
+    }
+}
+
 /// Streams `refs.json` for a plan. One line per key keeps diffs and greps useful.
 pub fn write_refs(plan: &Plan, w: &mut dyn Write) -> io::Result<()> {
+    write_refs_with(plan, RefsOptions::default(), w)
+}
+
+/// [`write_refs`] with options.
+pub fn write_refs_with(plan: &Plan, opts: RefsOptions, w: &mut dyn Write) -> io::Result<()> {
     let b64 = &base64::engine::general_purpose::STANDARD;
-    write!(w, "{{\"version\":1,\"templates\":{{")?;
-    for (i, s) in plan.sources.iter().enumerate() {
-        if i > 0 {
-            write!(w, ",")?;
+    write!(w, "{{\"version\":1,")?;
+    // The URL each reference names: a template, or the source's URL itself.
+    let urls: Vec<String> = if opts.templates {
+        write!(w, "\"templates\":{{")?;
+        for (i, s) in plan.sources.iter().enumerate() {
+            if i > 0 {
+                write!(w, ",")?;
+            }
+            write!(w, "\"u{i}\":{}", json_str(&s.url))?;
         }
-        write!(w, "\"u{i}\":{}", json_str(&s.url))?;
-    }
-    write!(w, "}},\n\"refs\":{{\n")?;
+        write!(w, "}},")?;
+        (0..plan.sources.len())
+            .map(|i| json_str(&format!("{{{{u{i}}}}}")))
+            .collect()
+    } else {
+        plan.sources.iter().map(|s| json_str(&s.url)).collect()
+    };
+    write!(w, "\n\"refs\":{{\n")?;
     let root = zarr::group_json(&zarr::root_attrs(plan));
     write!(w, "\"zarr.json\":{}", json_str(&root.to_string()))?;
     for (g, doc) in zarr::groups_json(plan) {
@@ -70,7 +100,7 @@ pub fn write_refs(plan: &Plan, w: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     for a in &plan.arrays {
-        write_array(plan, a, w, b64)?;
+        write_array(plan, a, &urls, w, b64)?;
     }
     writeln!(w, "\n}}}}")?;
     Ok(())
@@ -79,6 +109,7 @@ pub fn write_refs(plan: &Plan, w: &mut dyn Write) -> io::Result<()> {
 fn write_array(
     plan: &Plan,
     a: &ArrayPlan,
+    urls: &[String],
     w: &mut dyn Write,
     b64: &base64::engine::GeneralPurpose,
 ) -> io::Result<()> {
@@ -93,7 +124,15 @@ fn write_array(
         let key = json_str(&chunk_key(&a.path, &c.key));
         match &c.data {
             ChunkData::Ref { offset, length } => {
-                write!(w, ",\n{key}:[\"{{{{u{}}}}}\",{offset},{length}]", c.source)?
+                let url = urls.get(c.source).ok_or_else(|| {
+                    io::Error::other(format!(
+                        "{}: chunk names source {} of {}",
+                        a.path,
+                        c.source,
+                        urls.len()
+                    ))
+                })?;
+                write!(w, ",\n{key}:[{url},{offset},{length}]")?
             }
             ChunkData::Inline(bytes) => write!(w, ",\n{key}:\"base64:{}\"", b64.encode(bytes))?,
         }

@@ -12,7 +12,7 @@ fn plan() -> Plan {
         fill_value: Some(vec![0x7f, 0xc0, 0, 0]),
         attrs: serde_json::Map::new(),
         codecs: vec![Codec::shuffle(4), Codec::zlib(4)],
-        edges: vec![AxisEdges(vec![366, 365]), AxisEdges(vec![2, 2])],
+        edges: vec![AxisEdges::from(vec![366, 365]), AxisEdges::from(vec![2, 2])],
         chunks: vec![
             PlannedChunk {
                 key: vec![0, 0],
@@ -41,7 +41,7 @@ fn plan() -> Plan {
         fill_value: None,
         attrs: serde_json::Map::new(),
         codecs: vec![],
-        edges: vec![AxisEdges(vec![731])],
+        edges: vec![AxisEdges::from(vec![731])],
         chunks: vec![PlannedChunk {
             key: vec![0],
             source: 0,
@@ -152,4 +152,82 @@ fn atomic_write_replaces_the_file_whole() {
         "no temp files left"
     );
     assert_eq!(zarr_json_path(&out), dir.path().join("refs.zarr.json"));
+}
+
+#[test]
+fn html_stays_small_for_any_number_of_chunks() {
+    // 2^40 chunks of 1 along time, 200 000 alternating edges along lat, a chunk written in
+    // each of 50 000 runs: the page draws runs and caps marks instead of one rectangle each.
+    let mut p = plan();
+    p.arrays.truncate(1);
+    let tas = &mut p.arrays[0];
+    tas.shape = vec![1 << 40, 300_000];
+    let mut lat = AxisEdges::default();
+    for i in 0..200_000u64 {
+        lat.push(1 + i % 2);
+    }
+    tas.edges = vec![AxisEdges::regular(1 << 40, 1), lat];
+    tas.chunks = (0..100_000u64)
+        .map(|i| PlannedChunk {
+            key: vec![i * 2, 0],
+            source: (i % 2) as usize,
+            data: ChunkData::Ref {
+                offset: 10,
+                length: 20,
+            },
+        })
+        .collect();
+    p.concat_dim = Some("time".into());
+    let h = html::page(&p);
+    assert!(h.len() < 2 << 20, "{} bytes", h.len());
+    assert!(h.contains("data-axis-run=\"0\" data-count=\"1099511627776\""));
+    assert!(h.contains("data-axis-rest="));
+    assert!(!h.contains("data-axis-chunk="));
+    assert!(!h.contains("data-chunk-edge="));
+    // A short axis is still drawn chunk by chunk.
+    let small = html::page(&plan());
+    assert!(small.contains("data-axis-chunk=\"1\""));
+}
+
+#[test]
+fn no_templates_writes_full_urls_and_nothing_else_changes() {
+    let p = plan();
+    let mut with = Vec::new();
+    write_refs(&p, &mut with).unwrap();
+    let mut without = Vec::new();
+    write_refs_with(&p, RefsOptions { templates: false }, &mut without).unwrap();
+    let a: Value = serde_json::from_slice(&with).unwrap();
+    let b: Value = serde_json::from_slice(&without).unwrap();
+    assert!(b.get("templates").is_none());
+    assert_eq!(b["refs"]["tas/c/0/0"], json!(["file:///d/a.nc", 10, 20]));
+    assert!(!String::from_utf8(without.clone()).unwrap().contains("{{u"));
+    // Every other key is the same document.
+    let (ra, rb) = (
+        a["refs"].as_object().unwrap(),
+        b["refs"].as_object().unwrap(),
+    );
+    assert_eq!(ra.len(), rb.len());
+    for (k, v) in ra {
+        if k != "tas/c/0/0" {
+            assert_eq!(&rb[k], v, "{k}");
+        }
+    }
+    // A chunk naming a source the plan does not have is an error, not a dangling reference.
+    let mut bad = plan();
+    bad.arrays[0].chunks[0].source = 7;
+    let mut sink = Vec::new();
+    assert!(write_refs_with(&bad, RefsOptions { templates: false }, &mut sink).is_err());
+}
+
+#[test]
+fn fill_value_attribute_is_encoded_for_xarray() {
+    let mut p = plan();
+    p.arrays[0].attrs.insert("_FillValue".into(), json!("NaN"));
+    p.arrays[0]
+        .attrs
+        .insert("missing_value".into(), json!(1e20));
+    let meta = zarr::array_json(&p, &p.arrays[0]);
+    assert_eq!(meta["attributes"]["_FillValue"], "AAAAAAAA+H8=");
+    assert_eq!(meta["attributes"]["missing_value"], json!(1e20));
+    assert_eq!(meta["fill_value"], "NaN");
 }

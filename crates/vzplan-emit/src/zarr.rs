@@ -12,8 +12,9 @@
 //!             {"name": "numcodecs.shuffle", "configuration": {"elementsize": 4}},
 //!             {"name": "numcodecs.zlib", "configuration": {"level": 4}}],
 //!  "dimension_names": ["time", "lat", "lon"],
-//!  "attributes": {"units": "K", "coords:coordinates": {"time": {"type": "array", "path": "../time"}}}}
+//!  "attributes": {"units": "K", "_FillValue": "AAAAAAAA+H8=", "coords:coordinates": {"time": {"type": "array", "path": "../time"}}}}
 //! ```
+//! `_FillValue` is encoded as xarray writes it for Zarr v3 ([`crate::cf`]).
 //! Coordinates follow the Zarr coords convention (`zarr_conventions` registration + the
 //! `coords:coordinates` map): each dimension with a coordinate array is routed to it, or described
 //! as an `interval` when its values are exactly regularly spaced.
@@ -68,6 +69,21 @@ pub fn chunk_grid(a: &ArrayPlan) -> Value {
 
 /// The JSON fill value for one element's raw bytes (Zarr v3 core, "fill_value").
 pub fn fill_value_json(dtype: &DType, raw: Option<&[u8]>) -> Value {
+    if dtype.kind == Kind::Text {
+        return json!(""); // HDF5 / netCDF-4 strings read as empty where nothing is stored
+    }
+    if dtype.kind == Kind::Complex {
+        // A pair [real, imaginary] of the half-size float type.
+        let half = DType::new(Kind::Float, dtype.size / 2, dtype.endian);
+        let part = |i: usize| {
+            let r = raw.filter(|r| r.len() == dtype.size);
+            fill_value_json(
+                &half,
+                r.and_then(|r| r.get(i * half.size..(i + 1) * half.size)),
+            )
+        };
+        return json!([part(0), part(1)]);
+    }
     let Some(raw) = raw.filter(|r| r.len() == dtype.size) else {
         return match dtype.kind {
             Kind::Bool => json!(false),
@@ -103,6 +119,8 @@ pub fn fill_value_json(dtype: &DType, raw: Option<&[u8]>) -> Value {
             let end = raw.iter().rposition(|&c| c != 0).map_or(0, |p| p + 1);
             json!(base64::engine::general_purpose::STANDARD.encode(&raw[..end]))
         }
+        // Handled above.
+        (Kind::Complex | Kind::Text, _) => json!(0),
     }
 }
 
@@ -251,7 +269,7 @@ fn coords_attrs(plan: &Plan, a: &ArrayPlan) -> Option<Map<String, Value>> {
 
 /// The `zarr.json` of one planned array.
 pub fn array_json(plan: &Plan, a: &ArrayPlan) -> Value {
-    let mut attrs = a.attrs.clone();
+    let mut attrs = crate::cf::xarray_attrs(&a.attrs, &a.dtype);
     let mut conventions = Vec::new();
     if let Some(c) = coords_attrs(plan, a) {
         conventions.push(coords_registration());

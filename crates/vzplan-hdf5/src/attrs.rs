@@ -14,7 +14,14 @@ use serde_json::{Map, Value};
 /// creation order; dense storage is read through the creation-order index when there is one,
 /// else sorted by name). Attributes that cannot be decoded are skipped, not fatal.
 pub fn read_all(ctx: &Ctx, oh: &ObjHeader) -> Result<Vec<Attribute>> {
+    Ok(read_all_checked(ctx, oh)?.0)
+}
+
+/// [`read_all`], plus why each dense attribute that could not be read was left out (one
+/// unreadable attribute must not cost the object its other attributes, or a file its variables).
+pub fn read_all_checked(ctx: &Ctx, oh: &ObjHeader) -> Result<(Vec<Attribute>, Vec<String>)> {
     let mut out = Vec::new();
+    let mut failed = Vec::new();
     for msg in oh.all(m::ATTRIBUTE) {
         let body = match ohdr::resolved(ctx, msg) {
             Ok(b) => b,
@@ -27,13 +34,16 @@ pub fn read_all(ctx: &Ctx, oh: &ObjHeader) -> Result<Vec<Attribute>> {
     if let Some(ai) = oh.first(m::ATTR_INFO) {
         let info = m::attr_info(&mut ctx.cur(&ai.data))?;
         if !ctx.is_undef(info.heap) && !ctx.is_undef(info.name_btree) {
-            out.extend(dense(ctx, &info)?);
+            match dense(ctx, &info, &mut failed) {
+                Ok(d) => out.extend(d),
+                Err(e) => failed.push(format!("dense attribute storage cannot be read: {e}")),
+            }
         }
     }
-    Ok(out)
+    Ok((out, failed))
 }
 
-fn dense(ctx: &Ctx, info: &m::AttrInfo) -> Result<Vec<Attribute>> {
+fn dense(ctx: &Ctx, info: &m::AttrInfo, failed: &mut Vec<String>) -> Result<Vec<Attribute>> {
     let heap = FractalHeap::open(ctx, info.heap)?;
     let by_order = info.corder_btree.filter(|a| !ctx.is_undef(*a));
     let (rtype, recs) = crate::idx::records(ctx, by_order.unwrap_or(info.name_btree))?;
@@ -58,7 +68,18 @@ fn dense(ctx: &Ctx, info: &m::AttrInfo) -> Result<Vec<Attribute>> {
             .get(idl + 1..idl + 5)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .unwrap_or(0);
-        let body = heap.get(ctx, id)?;
+        let body = match heap.get(ctx, id) {
+            Ok(b) => b,
+            Err(e) => {
+                let which = if by_order.is_some() {
+                    format!("attribute number {corder} (creation order)")
+                } else {
+                    "an attribute".to_string()
+                };
+                failed.push(format!("{which} cannot be read, left out: {e}"));
+                continue;
+            }
+        };
         if let Ok(a) = m::attribute(ctx, &body) {
             keyed.push((corder, a));
         }
@@ -181,16 +202,19 @@ fn text(b: &[u8], pad: u8) -> String {
 }
 
 /// The element bytes of a vlen element (length + global heap ID) from the global heap.
-pub fn vlen_bytes(ctx: &Ctx, gh: &GlobalHeaps, elem: &[u8]) -> Result<(u32, Vec<u8>)> {
+pub fn vlen_bytes(ctx: &Ctx, gh: &GlobalHeaps, elem: &[u8]) -> Result<(u32, std::rc::Rc<[u8]>)> {
     let mut c = ctx.cur(elem);
     let len = c.u32()?;
     let addr = c.offset()?;
     let index = c.u32()?;
     if len == 0 || addr == 0 || ctx.is_undef(addr) {
-        return Ok((0, Vec::new()));
+        return Ok((0, std::rc::Rc::from(&[][..])));
     }
     Ok((len, gh.get(ctx, addr, index)?))
 }
+
+/// The most text one attribute of vlen strings yields (real ones are far below this).
+const MAX_VLEN_TEXT: usize = 4 << 20;
 
 /// An attribute's value as JSON (`None` for types the model has no JSON form for).
 pub fn value(ctx: &Ctx, gh: &GlobalHeaps, a: &Attribute) -> Option<Value> {
@@ -199,17 +223,24 @@ pub fn value(ctx: &Ctx, gh: &GlobalHeaps, a: &Attribute) -> Option<Value> {
     if es == 0 && n > 0 {
         return None;
     }
-    let elems = (0..n).filter_map(|i| a.data.get(i * es..(i + 1) * es));
+    // The element count is the file's word; the loop stops where the bytes present end.
+    let elems = (0..n).map_while(|i| a.data.get(i * es..(i + 1) * es));
+    // Strings from the global heap: many elements may name one large object, so the text
+    // built is capped (the attribute is dropped beyond it), not the file size squared.
+    let mut budget = MAX_VLEN_TEXT;
     let vals: Vec<Value> = match &a.dtype {
         Datatype::Int { .. } | Datatype::Float { .. } => {
             elems.map(|b| num(&a.dtype, b)).collect::<Option<_>>()?
         }
+        // An enum's value is its base integer (netCDF-4 enum attributes, e.g. `_FillValue`).
+        Datatype::Enum { base, .. } => elems.map(|b| num(base, b)).collect::<Option<_>>()?,
         Datatype::Str { pad, .. } => elems.map(|b| Value::from(text(b, *pad))).collect(),
         Datatype::VlenStr => elems
             .map(|b| {
-                vlen_bytes(ctx, gh, b).ok().map(|(len, bytes)| {
+                vlen_bytes(ctx, gh, b).ok().and_then(|(len, bytes)| {
                     let l = (len as usize).min(bytes.len());
-                    Value::from(crate::messages::cstr(&bytes[..l]))
+                    budget = budget.checked_sub(l)?;
+                    Some(Value::from(crate::messages::cstr(bytes.get(..l)?)))
                 })
             })
             .collect::<Option<_>>()?,

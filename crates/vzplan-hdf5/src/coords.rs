@@ -54,7 +54,13 @@ pub fn values(ctx: &Ctx, a: &ArrayLayout, lay: &Layout, filters: &[Filter]) -> O
 }
 
 /// Undoes the pipeline (last filter first), skipping filters masked out for this chunk.
-fn decode(mut b: Vec<u8>, filters: &[Filter], mask: u32, es: usize, want: u64) -> Option<Vec<u8>> {
+pub(crate) fn decode(
+    mut b: Vec<u8>,
+    filters: &[Filter],
+    mask: u32,
+    es: usize,
+    want: u64,
+) -> Option<Vec<u8>> {
     for (i, f) in filters.iter().enumerate().rev() {
         if i < 32 && mask & (1 << i) != 0 {
             continue;

@@ -8,9 +8,7 @@ use crate::error::{Error, Result};
 use crate::heap::GlobalHeaps;
 use crate::messages::{self as m, Datatype, Filter, Layout};
 use crate::ohdr::{self, ObjHeader};
-use vzplan_core::{
-    ArrayLayout, ChunkData, ChunkEntry, ChunkTable, Codec, DType, EdgeStorage, Endian, Kind,
-};
+use vzplan_core::{ArrayLayout, ChunkData, ChunkEntry, ChunkTable, EdgeStorage};
 
 /// What the netCDF pass needs about a dataset besides its layout.
 pub struct DsInfo {
@@ -27,6 +25,11 @@ pub struct DsInfo {
     pub is_scale: bool,
     /// A netCDF dimension without a variable (its `NAME` says so).
     pub pure_dim: bool,
+    /// Attributes left out because they cannot be read, with why.
+    pub attr_problems: Vec<String>,
+    /// What HDF5 wrote into the unwritten elements of the chunks it allocated (its fill value, per
+    /// the fill value message's fill time), when that is known.
+    pub padding_fill: Option<Vec<u8>>,
 }
 
 pub const PURE_DIM: &str = "This is a netCDF dimension but not a netCDF variable";
@@ -51,6 +54,8 @@ pub fn build(
         dim_list: None,
         is_scale: false,
         pure_dim: false,
+        attr_problems: Vec::new(),
+        padding_fill: None,
     };
     info.result = describe(ctx, gh, oh, &mut info).map_err(|e| match e {
         Fail::Problem(s) => s,
@@ -96,7 +101,8 @@ fn describe(
     info.shape = space.dims.clone();
     info.max = space.max.clone();
     // Attributes first: the netCDF pass needs the scale markers even for problem datasets.
-    let alist = attrs::read_all(ctx, oh)?;
+    let (alist, attr_problems) = attrs::read_all_checked(ctx, oh)?;
+    info.attr_problems = attr_problems;
     for a in &alist {
         match a.name.as_str() {
             "CLASS" => {
@@ -115,29 +121,34 @@ fn describe(
     }
     let dt_body = msg_body(ctx, oh, m::DATATYPE, "datatype")?;
     let dt = m::datatype(&mut ctx.cur(&dt_body))?;
-    let dtype = match dt {
-        Datatype::Int { size, signed, be } => DType::new(
-            if signed { Kind::Int } else { Kind::UInt },
-            size as usize,
-            endian(be),
-        ),
-        Datatype::Float { size, be } => DType::new(Kind::Float, size as usize, endian(be)),
-        Datatype::Str { size, .. } if size > 0 => {
-            DType::new(Kind::String, size as usize, Endian::Little)
-        }
-        other => return problem(format!("{} is not supported", other.describe())),
-    };
+    let model = crate::types::model(&dt).map_err(Fail::Problem)?;
+    let dtype = model.dtype;
     if space.null {
         return problem("null dataspace (no elements) is not supported");
     }
     if oh.first(m::EXTERNAL).is_some() {
         return problem("external data files are not supported");
     }
-    let esize = dtype.size;
+    // Elements as stored: a variable-length string is a heap ID (datatype size field).
+    let esize = if model.text {
+        dt_body
+            .get(4..8)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    } else {
+        dtype.size
+    };
     // Fill value: the new message wins over the old one; none at all = zeros (library default).
     let mut fill: Option<Vec<u8>> = Some(Vec::new());
     if let Some(msg) = oh.first(m::FILL) {
-        fill = m::fill_new(&mut ctx.cur(&ohdr::resolved(ctx, msg)?))?;
+        let body = ohdr::resolved(ctx, msg)?;
+        fill = m::fill_new(&mut ctx.cur(&body))?;
+        if m::fill_written(&mut ctx.cur(&body))? {
+            // An empty value is the library default: zeros.
+            info.padding_fill = fill.as_ref().map(|v| match v.len() == esize {
+                true => v.clone(),
+                false => vec![0u8; esize],
+            });
+        }
     } else if let Some(msg) = oh.first(m::FILL_OLD) {
         fill = Some(m::fill_old(&mut ctx.cur(&ohdr::resolved(ctx, msg)?))?);
     }
@@ -155,14 +166,28 @@ fn describe(
         }
     }
     // _FillValue stays in attrs as a JSON value (to_map keeps it).
-    let _ = &mut amap;
     let filters = match oh.first(m::FILTERS) {
         Some(msg) => m::filters(&mut ctx.cur(&ohdr::resolved(ctx, msg)?))?,
         None => Vec::new(),
     };
-    let codecs = codecs(&filters, esize)?;
     let lay = m::layout(&mut ctx.cur(&msg_body(ctx, oh, m::LAYOUT, "data layout")?))?;
-    let chunks = chunk_table(ctx, &lay, &space.dims, &space.max, esize, &filters)?;
+    let chunk_elems = match &lay {
+        Layout::Chunked { chunk, .. } => chunk.iter().product(),
+        _ => space.nelems().unwrap_or(0),
+    };
+    let mut codecs =
+        crate::filters::codecs(&filters, &dtype, chunk_elems).map_err(Fail::Problem)?;
+    let mut chunks = chunk_table(ctx, &lay, &space.dims, &space.max, esize, &filters)?;
+    if model.text {
+        chunks = crate::vlen::inline(ctx, gh, &lay, &chunks, &filters, &space.dims, esize)
+            .map_err(Fail::Problem)?;
+        codecs = vec![crate::vlen::codec()];
+        fill = None;
+    }
+    if let Some(d) = model.enum_dict {
+        amap.entry("enum_dict")
+            .or_insert(serde_json::Value::Object(d));
+    }
     let mut a = ArrayLayout {
         path: info.path.clone(),
         dims: Vec::new(),
@@ -174,18 +199,10 @@ fn describe(
         chunks,
         values: None,
     };
-    if info.is_scale && !info.pure_dim && a.shape.len() == 1 {
+    if info.is_scale && !info.pure_dim && a.shape.len() == 1 && !model.text {
         a.values = crate::coords::values(ctx, &a, &lay, &filters);
     }
     Ok(a)
-}
-
-fn endian(be: bool) -> Endian {
-    if be {
-        Endian::Big
-    } else {
-        Endian::Little
-    }
 }
 
 /// `_FillValue`'s bytes in the dataset's type (same type: raw; other numeric types: converted).
@@ -217,34 +234,6 @@ fn encode(dt: &Datatype, v: &serde_json::Value) -> Option<Vec<u8>> {
         b.reverse();
     }
     Some(b)
-}
-
-/// HDF5 filters → Zarr codecs, in pipeline (= encode) order.
-fn codecs(filters: &[Filter], esize: usize) -> std::result::Result<Vec<Codec>, Fail> {
-    let mut out = Vec::new();
-    for f in filters {
-        out.push(match f.id {
-            1 => Codec::zlib(f.values.first().copied().unwrap_or(6).min(9)),
-            2 => Codec::shuffle(esize),
-            3 => Codec::fletcher32(),
-            32015 => Codec::zstd(f.values.first().map(|&v| v as i32).unwrap_or(3)),
-            id => {
-                let name = match id {
-                    4 => "szip",
-                    5 => "nbit",
-                    6 => "scaleoffset",
-                    32000 => "lzf",
-                    32001 => "blosc",
-                    32004 => "lz4",
-                    32008 => "bitshuffle",
-                    _ if !f.name.is_empty() => f.name.as_str(),
-                    _ => "unknown",
-                };
-                return problem(format!("filter {name} (id {id}) has no Zarr codec"));
-            }
-        });
-    }
-    Ok(out)
 }
 
 fn chunk_table(
@@ -437,21 +426,22 @@ fn dimension_list(ctx: &Ctx, gh: &GlobalHeaps, a: &m::Attribute) -> Result<Vec<V
     if rsize == 0 || rsize > 8 {
         return Err(Error::malformed("object reference size"));
     }
-    let n = a.space.nelems().unwrap_or(0) as usize;
+    // One element per axis: HDF5 ranks stop at 32. Counts are bounded by the bytes present.
+    let n = a.space.nelems().unwrap_or(0);
+    if n > 32 {
+        return Err(Error::malformed(format!("DIMENSION_LIST of {n} elements")));
+    }
     let es = a.elem_size as usize;
-    let mut out = Vec::with_capacity(n.min(32));
-    for i in 0..n {
+    let mut out = Vec::with_capacity(n as usize);
+    for i in 0..n as usize {
         let elem = a
             .data
             .get(i * es..(i + 1) * es)
             .ok_or_else(|| Error::malformed("short DIMENSION_LIST"))?;
         let (count, bytes) = attrs::vlen_bytes(ctx, gh, elem)?;
         let mut refs = Vec::new();
-        for j in 0..count as usize {
-            if let Some(b) = bytes.get(j * rsize..(j + 1) * rsize) {
-                let mut c = ctx.cur(b);
-                refs.push(c.uint(rsize)?);
-            }
+        for b in bytes.chunks_exact(rsize).take(count as usize) {
+            refs.push(ctx.cur(b).uint(rsize)?);
         }
         out.push(refs);
     }

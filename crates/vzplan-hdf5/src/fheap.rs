@@ -21,6 +21,8 @@ pub struct FractalHeap {
     root_rows: u64,
     off_size: usize,
     len_size: usize,
+    /// v2 B-tree of huge objects (those larger than the heap's max managed object size).
+    huge_btree: u64,
 }
 
 fn log2(v: u64) -> u32 {
@@ -61,7 +63,7 @@ impl FractalHeap {
         let flags = c.u8()?;
         let max_man = c.u32()? as u64;
         c.length()?; // next huge object id
-        c.offset()?; // huge objects v2 B-tree
+        let huge_btree = c.offset()?;
         c.length()?; // free space in managed blocks
         c.offset()?; // free space manager
         for _ in 0..8 {
@@ -109,6 +111,7 @@ impl FractalHeap {
             root_rows,
             off_size,
             len_size: dblk_len.min(man_len).max(1),
+            huge_btree,
         })
     }
 
@@ -132,7 +135,7 @@ impl FractalHeap {
                 let len = c.uint(self.len_size)?;
                 self.managed(ctx, off, len)
             }
-            1 => Err(Error::unsupported("huge fractal heap objects")),
+            1 => crate::fheap_huge::get(ctx, self.huge_btree, self.has_filters, self.id_len, id),
             2 => {
                 // Tiny objects live in the ID itself.
                 let (len, start) = if self.id_len <= 18 {

@@ -36,12 +36,13 @@ impl LocalHeap {
             .ok()
             .filter(|&o| o < self.data.len())
             .ok_or_else(|| Error::malformed(format!("local heap offset {offset} out of range")))?;
-        Ok(crate::messages::cstr(&self.data[o..]))
+        Ok(crate::messages::name_cstr(&self.data[o..]))
     }
 }
 
-/// The objects of one collection, by heap object index.
-type Collection = Rc<HashMap<u16, Vec<u8>>>;
+/// The objects of one collection, by heap object index. Shared, not copied: many vlen elements
+/// may point at one large object, and each look-up must not cost the object's size.
+type Collection = Rc<HashMap<u16, Rc<[u8]>>>;
 
 /// Parsed global heap collections, cached by address (a file usually has one or a few).
 #[derive(Default)]
@@ -51,7 +52,7 @@ pub struct GlobalHeaps {
 
 impl GlobalHeaps {
     /// Object `index` of the collection at `addr`.
-    pub fn get(&self, ctx: &Ctx, addr: u64, index: u32) -> Result<Vec<u8>> {
+    pub fn get(&self, ctx: &Ctx, addr: u64, index: u32) -> Result<Rc<[u8]>> {
         let col = self.collection(ctx, addr)?;
         let idx = u16::try_from(index)
             .map_err(|_| Error::malformed(format!("global heap index {index}")))?;
@@ -94,7 +95,7 @@ impl GlobalHeaps {
                 .ok()
                 .filter(|&n| n <= c.remaining())
                 .ok_or_else(|| Error::malformed("global heap object larger than its collection"))?;
-            objs.insert(index, c.bytes(n)?.to_vec());
+            objs.insert(index, Rc::from(c.bytes(n)?));
             let aligned = c.pos().div_ceil(8) * 8;
             if aligned > buf.len() {
                 break;

@@ -29,6 +29,8 @@ pub mod ctx;
 pub mod dataset;
 pub mod error;
 pub mod fheap;
+mod fheap_huge;
+pub mod filters;
 pub mod group;
 pub mod heap;
 mod idx;
@@ -36,6 +38,9 @@ pub mod messages;
 mod netcdf;
 pub mod ohdr;
 pub mod superblock;
+pub mod types;
+mod unlimited;
+pub mod vlen;
 
 use crate::ctx::Ctx;
 pub use crate::error::Error;
@@ -128,7 +133,11 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
     let arrays = netcdf::assign_dims(&w.groups, &mut w.dsets);
     let mut problems = w.problems;
     let mut out_arrays = Vec::new();
+    let mut padding = Vec::new();
     for (d, dims) in w.dsets.into_iter().zip(arrays) {
+        for reason in &d.attr_problems {
+            problems.push(attr_problem(&d.path, reason));
+        }
         if d.pure_dim && d.is_scale {
             continue;
         }
@@ -136,6 +145,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
             Ok(mut a) => {
                 a.dims = dims;
                 out_arrays.push(a);
+                padding.push(d.padding_fill);
             }
             Err(reason) => problems.push(ArrayProblem {
                 path: d.path,
@@ -143,6 +153,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
             }),
         }
     }
+    let out_arrays = unlimited::extend(out_arrays, &padding, &mut problems);
     let meta = r.meta();
     let mut ga = w.group_attrs.into_iter();
     let attrs = ga.next().unwrap_or_default();
@@ -169,7 +180,22 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
     })
 }
 
+/// An attribute left out: its own problem path (`<object>:attribute`, the root group is `/`),
+/// so the object itself is still built.
+fn attr_problem(obj: &str, reason: &str) -> ArrayProblem {
+    let obj = if obj.is_empty() { "/" } else { obj };
+    ArrayProblem {
+        path: format!("{obj}:attribute"),
+        reason: reason.to_string(),
+    }
+}
+
 impl Walk<'_, '_> {
+    fn attr_problems(&mut self, path: &str, failed: Vec<String>) {
+        for reason in failed {
+            self.problems.push(attr_problem(path, &reason));
+        }
+    }
     fn group(&mut self, path: String, oh: &ohdr::ObjHeader, depth: usize) -> Result<usize> {
         if depth > MAX_DEPTH {
             return Err(Error::malformed("groups nest too deep"));
@@ -180,7 +206,8 @@ impl Walk<'_, '_> {
             children: Vec::new(),
             dsets: Vec::new(),
         });
-        let alist = attrs::read_all(self.ctx, oh)?;
+        let (alist, failed) = attrs::read_all_checked(self.ctx, oh)?;
+        self.attr_problems(&path, failed);
         self.group_attrs
             .push(attrs::to_map(self.ctx, &self.gh, &alist));
         let links = group::links(self.ctx, oh)?;

@@ -99,6 +99,20 @@ pub enum Datatype {
     },
     VlenStr,
     VlenSeq(Box<Datatype>),
+    /// Enumerated: the base integer type and each member's name and value (`crate::types`).
+    Enum {
+        base: Box<Datatype>,
+        members: Vec<(String, Vec<u8>)>,
+    },
+    Compound {
+        size: u32,
+        members: Vec<crate::types::Member>,
+    },
+    /// HDF5 2.0 complex class: two IEEE floats of `size / 2` bytes.
+    Complex {
+        size: u32,
+        be: bool,
+    },
     /// Reference; `kind` 0 object, 1 region (version 1–3 encodings); `size` bytes each.
     Ref {
         size: u32,
@@ -138,7 +152,10 @@ impl Datatype {
             | Datatype::Float { size, .. }
             | Datatype::Str { size, .. }
             | Datatype::Ref { size, .. }
-            | Datatype::Other { size, .. } => *size,
+            | Datatype::Other { size, .. }
+            | Datatype::Compound { size, .. }
+            | Datatype::Complex { size, .. } => *size,
+            Datatype::Enum { base, .. } => base.size(),
             // Stored vlen elements: length (4) + global heap ID (address + 4); callers use the
             // size from the message for those, this is only a fallback for 8-byte offsets.
             Datatype::VlenStr | Datatype::VlenSeq(_) => 16,
@@ -153,6 +170,9 @@ impl Datatype {
             Datatype::Int { size, .. } => format!("{size}-byte integer datatype"),
             Datatype::Float { size, .. } => format!("{size}-byte float datatype"),
             Datatype::Str { size, .. } => format!("{size}-byte string datatype"),
+            Datatype::Enum { .. } => "enumerated datatype".into(),
+            Datatype::Compound { size, .. } => format!("{size}-byte compound datatype"),
+            Datatype::Complex { size, .. } => format!("{size}-byte complex datatype"),
         }
     }
 }
@@ -170,7 +190,7 @@ fn datatype_depth(c: &mut Cur, depth: u32) -> Result<Datatype> {
     let class = cv & 0x0f;
     let version = cv >> 4;
     let b0 = c.u8()?;
-    let _b1 = c.u8()?;
+    let b1 = c.u8()?;
     let _b2 = c.u8()?;
     let size = c.u32()?;
     let other = |what: String| Datatype::Other { class, size, what };
@@ -232,6 +252,13 @@ fn datatype_depth(c: &mut Cur, depth: u32) -> Result<Datatype> {
                 }
             }
         }
+        6 => crate::types::compound(c, version, (b0, b1), size, &mut |c| {
+            datatype_depth(c, depth + 1)
+        })?,
+        8 => {
+            crate::types::enumeration(c, version, (b0, b1), &mut |c| datatype_depth(c, depth + 1))?
+        }
+        11 => crate::types::complex(c, size, &mut |c| datatype_depth(c, depth + 1))?,
         9 => {
             let vtype = b0 & 0x03;
             let base = datatype_depth(c, depth + 1)?;
@@ -277,6 +304,27 @@ pub fn fill_new(c: &mut Cur) -> Result<Option<Vec<u8>>> {
             } else {
                 Ok(Some(Vec::new()))
             }
+        }
+        v => Err(Error::malformed(format!("fill value message version {v}"))),
+    }
+}
+
+/// Whether HDF5 writes the fill value into a chunk's unwritten elements when it allocates the
+/// chunk: fill time "on allocation", or "if set" with a user-defined value (never when "never" or
+/// when the value is undefined).
+pub fn fill_written(c: &mut Cur) -> Result<bool> {
+    match c.u8()? {
+        1 | 2 => {
+            c.skip(1)?; // allocation time
+            let time = c.u8()?;
+            let defined = c.u8()?;
+            Ok(defined != 0 && (time == 0 || time == 2))
+        }
+        3 => {
+            let flags = c.u8()?;
+            let time = (flags >> 2) & 3;
+            let (undefined, user) = (flags & 0x10 != 0, flags & 0x20 != 0);
+            Ok(!undefined && (time == 0 || (time == 2 && user)))
         }
         v => Err(Error::malformed(format!("fill value message version {v}"))),
     }
@@ -349,6 +397,25 @@ pub fn filters(c: &mut Cur) -> Result<Vec<Filter>> {
 pub fn cstr(b: &[u8]) -> String {
     let end = b.iter().position(|&x| x == 0).unwrap_or(b.len());
     String::from_utf8_lossy(&b[..end]).into_owned()
+}
+
+/// An object name as UTF-8, each invalid byte written `\xNN`: two names that differ only in
+/// invalid bytes stay distinct (lossy decoding made both `\u{FFFD}` and one dataset vanished).
+pub fn name_str(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len());
+    for chunk in b.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for x in chunk.invalid() {
+            out.push_str(&format!("\\x{x:02x}"));
+        }
+    }
+    out
+}
+
+/// As [`name_str`], up to the first NUL.
+pub fn name_cstr(b: &[u8]) -> String {
+    let end = b.iter().position(|&x| x == 0).unwrap_or(b.len());
+    name_str(b.get(..end).unwrap_or(b))
 }
 
 /// IV.A.2.i Data Layout.
@@ -539,7 +606,7 @@ pub fn link(c: &mut Cur) -> Result<Link> {
         c.skip(1)?; // character set
     }
     let nlen = c.uint(1 << (flags & 3))? as usize;
-    let name = String::from_utf8_lossy(c.bytes(nlen)?).into_owned();
+    let name = name_str(c.bytes(nlen)?);
     let hard = if ltype == 0 { Some(c.offset()?) } else { None };
     Ok(Link { name, corder, hard })
 }

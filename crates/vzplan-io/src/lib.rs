@@ -15,8 +15,10 @@
 //! follows a corrupt length gets [`IoError::PastEnd`] instead of a huge allocation.
 
 pub mod remote;
+mod secret;
 
 pub use remote::{canonical_url, is_url, IoOptions, Listed, ObjectReader};
+pub use secret::{has_secret, redact, redact_text, REDACTED};
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -120,6 +122,13 @@ impl LocalFile {
     pub fn open(path: impl AsRef<Path>) -> Result<Self, IoError> {
         let path = path.as_ref();
         let url = file_url(path);
+        // Checked before opening: opening a FIFO blocks until a writer comes.
+        if let Some(why) = not_regular(path) {
+            return Err(IoError::Open {
+                url,
+                source: std::io::Error::other(why),
+            });
+        }
         let file = File::open(path).map_err(|source| IoError::Open {
             url: url.clone(),
             source,
@@ -180,6 +189,41 @@ impl RangeRead for LocalFile {
     }
 }
 
+/// Why a local path cannot be read as a file, or None for a regular file (or a link to one):
+/// a dangling link, a link loop, a directory, a FIFO, a socket, a device. Looked at without
+/// opening the path.
+pub fn not_regular(path: &Path) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let md = match std::fs::metadata(path) {
+        Ok(md) => md,
+        Err(e) => {
+            let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+            return Some(match (link, e.raw_os_error()) {
+                (true, Some(40)) => "symbolic link loop".to_string(),
+                (true, _) if e.kind() == std::io::ErrorKind::NotFound => {
+                    "dangling symbolic link (its target does not exist)".to_string()
+                }
+                _ => e.to_string(),
+            });
+        }
+    };
+    let t = md.file_type();
+    let what = if t.is_file() {
+        return None;
+    } else if t.is_dir() {
+        "is a directory"
+    } else if t.is_fifo() {
+        "is a FIFO (named pipe), not a regular file"
+    } else if t.is_socket() {
+        "is a socket, not a regular file"
+    } else if t.is_block_device() || t.is_char_device() {
+        "is a device, not a regular file"
+    } else {
+        "is not a regular file"
+    };
+    Some(what.to_string())
+}
+
 /// `file:///abs/path` for a local path (made absolute against the current directory).
 pub fn file_url(path: &Path) -> String {
     let abs: PathBuf = if path.is_absolute() {
@@ -211,20 +255,37 @@ pub fn file_url(path: &Path) -> String {
     s
 }
 
+/// RFC 3339 in UTC at full precision: nanoseconds when the time has a fraction
+/// (`2024-05-01T12:00:00.123456789Z`), so that a file rewritten within the same second is still
+/// seen as changed; whole seconds otherwise (object stores, most of them).
 pub(crate) fn rfc3339(t: std::time::SystemTime) -> String {
-    let secs = match t.duration_since(std::time::UNIX_EPOCH) {
-        Ok(d) => d.as_secs() as i64,
-        Err(_) => 0,
+    let (secs, nanos) = match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => (d.as_secs() as i64, d.subsec_nanos()),
+        Err(_) => (0, 0),
     };
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
+    let frac = if nanos > 0 {
+        format!(".{nanos:09}")
+    } else {
+        String::new()
+    };
     format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}{frac}Z",
         rem / 3600,
         (rem / 60) % 60,
         rem % 60
     )
+}
+
+/// [`rfc3339`] cut to whole seconds: object stores report whole seconds in HEAD/GET
+/// (`Last-Modified`) but milliseconds when listing, and the two must compare equal.
+pub(crate) fn rfc3339_secs(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    rfc3339(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
 }
 
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
@@ -512,6 +573,9 @@ mod tests {
         assert_eq!(file_url(Path::new("/a/./b/../c.nc")), "file:///a/c.nc");
         assert!(file_url(Path::new("x.nc")).starts_with("file:///"));
         assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let t = std::time::UNIX_EPOCH + std::time::Duration::new(951_782_400, 1_500);
+        assert_eq!(rfc3339(t), "2000-02-29T00:00:00.000001500Z");
+        assert_eq!(rfc3339_secs(t), "2000-02-29T00:00:00Z");
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
     }
 }

@@ -22,7 +22,7 @@
 //! `GOOGLE_SERVICE_ACCOUNT`, `GOOGLE_APPLICATION_CREDENTIALS`; `AZURE_STORAGE_ACCOUNT_NAME`,
 //! `AZURE_STORAGE_ACCOUNT_KEY`, …) through the builders' `from_env`, then [`IoOptions`] applies.
 
-use crate::{check_range, rfc3339, CacheConfig, IoError, ObjectMeta, RangeRead, Stats};
+use crate::{check_range, rfc3339_secs, CacheConfig, IoError, ObjectMeta, RangeRead, Stats};
 use bytes::Bytes;
 use futures::stream::{StreamExt, TryStreamExt};
 use object_store::path::Path as StorePath;
@@ -115,7 +115,7 @@ impl Loc {
 
 fn bad_url(url: &str, why: &str) -> IoError {
     IoError::Url {
-        url: url.to_string(),
+        url: crate::redact(url),
         reason: why.to_string(),
     }
 }
@@ -369,7 +369,7 @@ where
             Err(Failure::Permanent(e)) => return Err(permanent(url, e, opts.anon)),
             Err(Failure::Transient(msg)) if attempt >= opts.retries => {
                 return Err(IoError::Remote {
-                    url: url.to_string(),
+                    url: crate::redact(url),
                     reason: format!("{what}: {msg} (gave up after {} attempts)", attempt + 1),
                 })
             }
@@ -400,7 +400,7 @@ fn permanent(url: &str, e: object_store::Error, anon: bool) -> IoError {
         _ => e.to_string(),
     };
     IoError::Remote {
-        url: url.to_string(),
+        url: crate::redact(url),
         reason,
     }
 }
@@ -438,7 +438,7 @@ fn meta_of(m: &object_store::ObjectMeta) -> ObjectMeta {
     ObjectMeta {
         size: m.size,
         etag: m.e_tag.clone(),
-        mtime: Some(rfc3339(m.last_modified.into())),
+        mtime: Some(rfc3339_secs(m.last_modified.into())),
     }
 }
 

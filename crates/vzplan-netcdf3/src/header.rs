@@ -301,7 +301,17 @@ impl Cursor<'_> {
                 need: n,
             });
         }
-        let s = String::from_utf8(self.bytes(n)?.to_vec()).map_err(|_| {
+        let raw = self.bytes(n)?.to_vec();
+        // netCDF-C keeps names as C strings: a name stored with trailing NULs (netCDF-C's own
+        // `ref_nctest_classic.nc` has `yy\0`) is the part before the first NUL to every reader.
+        let raw = raw.split(|&b| b == 0).next().unwrap_or_default();
+        if raw.is_empty() {
+            return Err(HeaderError::Invalid(format!(
+                "name in {} is empty before its first NUL byte",
+                self.what
+            )));
+        }
+        let s = String::from_utf8(raw.to_vec()).map_err(|_| {
             HeaderError::Invalid(format!("name in {} is not valid UTF-8", self.what))
         })?;
         self.pad(n)?;
@@ -428,6 +438,12 @@ pub(crate) fn parse_with(r: &dyn RangeRead, first_read: u64) -> Res<Header> {
         c.what = format!("variable {i}");
         let name = c.name()?;
         c.what = format!("variable {name:?}");
+        if vars.iter().any(|v: &VarDef| v.name == name) {
+            // Two stored names equal up to trailing NULs: readers could reach only one of them.
+            return Err(HeaderError::Invalid(format!(
+                "two variables are named {name:?}"
+            )));
+        }
         let rank = c.non_neg()?;
         if rank > MAX_VAR_DIMS {
             return Err(HeaderError::Invalid(format!(

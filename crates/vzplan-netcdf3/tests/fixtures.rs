@@ -507,3 +507,24 @@ fn a_small_file_is_one_request() {
     read_layout(&r, &Options::default()).unwrap();
     assert_eq!(r.stats().requests, 1);
 }
+
+/// netCDF-C's own reference files store the name `yy\0` (length 3); every netCDF reader calls the
+/// variable `yy`, so the array must be `yy` too.
+#[test]
+fn netcdf_c_names_with_trailing_nul() {
+    for f in ["ref_nctest_classic.nc", "ref_nctest_64bit_offset.nc"] {
+        let l = read(&dir().join("netcdf-c").join(f), &Options::default());
+        let names: Vec<&str> = l.arrays.iter().map(|a| a.path.as_str()).collect();
+        assert!(names.contains(&"yy"), "{f}: {names:?}");
+        for a in &l.arrays {
+            assert!(!a.path.contains('\0'), "{f}: {:?}", a.path);
+            for d in &a.dims {
+                assert!(!d.name.contains('\0'), "{f}: {:?}", d.name);
+            }
+            for k in a.attrs.keys() {
+                assert!(!k.contains('\0'), "{f}: {:?}", k);
+            }
+        }
+        assert_eq!(names.len(), 28, "{f}: one array per variable: {names:?}");
+    }
+}

@@ -20,8 +20,10 @@ pub enum Severity {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
-    /// A file could not be read at all.
+    /// A file could not be read at all, or not whole (it is left out as a file).
     FileError,
+    /// The same source was given more than once; it is used once.
+    Duplicate,
     /// The reader found the array but cannot reference it (unsupported filter, datatype, layout).
     Unsupported,
     /// A padded block would sit in the middle of the combined array.

@@ -13,8 +13,11 @@
 //! Only layouts are read here: planning never touches the source files.
 
 pub mod cftime;
+mod dedupe;
 pub mod finding;
 pub mod mosaic;
+mod reference;
+mod validate;
 
 pub use finding::{display_file, Finding, FindingKind, Severity};
 pub use mosaic::{LayoutEntry, MosaicView, Rect, TileStatus, TileView};
@@ -120,16 +123,21 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// True when something was left out (a file or an array): the CLI's exit code 3.
+    /// True when something was left out (a file, an array, or a file that contributes nothing):
+    /// the CLI's exit code 3.
     pub fn incomplete(&self) -> bool {
         !self.left_out.is_empty()
             || !self.unplaced.is_empty()
-            || self
-                .findings
-                .iter()
-                .any(|f| f.kind == FindingKind::FileError)
+            || self.findings.iter().any(|f| {
+                f.kind == FindingKind::FileError
+                    || (f.kind == FindingKind::Missing
+                        && f.message.starts_with(CONTRIBUTES_NOTHING))
+            })
     }
 }
+
+/// How the finding about a file none of whose arrays is used starts.
+pub const CONTRIBUTES_NOTHING: &str = "contributes nothing";
 
 /// A file that could not be scanned.
 #[derive(Clone, Debug)]
@@ -139,12 +147,19 @@ pub struct ScanFailure {
 }
 
 /// Plans the combination of `layouts` (in command-line order).
-pub fn plan(mut layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options) -> Plan {
-    for l in &mut layouts {
-        reject_inconsistent(l);
-    }
+pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options) -> Plan {
     let mut p = Plan::default();
-    for f in failures {
+    let (mut layouts, failures) = dedupe::dedupe(layouts, failures, &mut p.findings);
+    for l in &mut layouts {
+        validate::reject_invalid(l);
+        if let Some(d) = &opts.stack_dim {
+            validate::reject_stack_clash(l, d);
+        }
+    }
+    if !(opts.mosaic || opts.mosaic_layout.is_some()) {
+        layouts = reference::drop_unreadable(layouts, &mut p.findings);
+    }
+    for f in &failures {
         p.findings.push(
             Finding::error(FindingKind::FileError, strip_url_prefix(&f.error, &f.url))
                 .file(&f.url)
@@ -164,7 +179,7 @@ pub fn plan(mut layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Opt
     } else {
         opts.concat_dim
             .clone()
-            .or_else(|| infer_concat_dim(&layouts))
+            .or_else(|| reference::infer_concat_dim(&layouts))
     };
     let (mut layouts, coord_ok) = order_files(layouts, concat.as_deref(), &mut p.findings);
 
@@ -234,7 +249,7 @@ pub fn plan(mut layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Opt
                 Finding::new(
                     FindingKind::Missing,
                     Severity::Warning,
-                    format!("contributes nothing: {how}; arrays were taken from the first file"),
+                    format!("{CONTRIBUTES_NOTHING}: {how}; arrays were taken from the first file"),
                 )
                 .file(&l.url)
                 .fix("pass --concat-dim DIM, or --stack-dim NAME to stack the files along a new axis"),
@@ -244,52 +259,12 @@ pub fn plan(mut layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Opt
     p
 }
 
-/// Layouts may come from files (`--from-layouts`): an array whose dims, block or chunk indexes do
-/// not match its rank becomes a problem here, so the rules below can index by axis safely.
-fn reject_inconsistent(l: &mut SourceLayout) {
-    let (ok, bad): (Vec<ArrayLayout>, Vec<ArrayLayout>) =
-        std::mem::take(&mut l.arrays).into_iter().partition(|a| {
-            let rank = a.shape.len();
-            a.dims.len() == rank
-                && a.chunks.block.len() == rank
-                && a.chunks.entries.iter().all(|e| e.index.len() == rank)
-        });
-    l.arrays = ok;
-    for a in bad {
-        l.problems.push(vzplan_core::ArrayProblem {
-            path: a.path,
-            reason: format!(
-                "inconsistent layout: rank {} but {} dimension name(s) and a block of rank {}",
-                a.shape.len(),
-                a.dims.len(),
-                a.chunks.block.len()
-            ),
-        });
-    }
-}
-
 /// Messages from readers start with the URL; the finding names the file already.
 fn strip_url_prefix(msg: &str, url: &str) -> String {
     msg.strip_prefix(url)
         .and_then(|m| m.strip_prefix(": "))
         .unwrap_or(msg)
         .to_string()
-}
-
-/// The unlimited dimension of the first file, else `time` if any array has it.
-fn infer_concat_dim(layouts: &[SourceLayout]) -> Option<String> {
-    let first = &layouts[0];
-    for a in &first.arrays {
-        if let Some(d) = a.dims.iter().find(|d| d.unlimited) {
-            return Some(d.name.clone());
-        }
-    }
-    first
-        .arrays
-        .iter()
-        .flat_map(|a| a.dims.iter())
-        .find(|d| d.name == "time")
-        .map(|d| d.name.clone())
 }
 
 /// The coordinate variable of `dim` in a file: a root-level 1-D array named like the dimension.
@@ -333,15 +308,16 @@ fn order_files(
         }
         return (layouts, true);
     }
-    if units.iter().any(|u| *u != units[0]) {
-        let odd = units.iter().position(|u| *u != units[0]).unwrap_or(0);
+    let (u0, n) = reference::majority(&units).unwrap_or((0, units.len()));
+    if let Some(odd) = units.iter().position(|u| *u != units[u0]) {
         findings.push(
             Finding::error(
                 FindingKind::Mismatch,
                 format!(
-                    "units of '{dim}' are {} here but {} in the first file; values cannot be compared, files kept in command-line order",
+                    "units of '{dim}' are {} here but {} in {}; values cannot be compared, files kept in command-line order",
                     units[odd].map(|v| v.to_string()).unwrap_or_else(|| "absent".into()),
-                    units[0].map(|v| v.to_string()).unwrap_or_else(|| "absent".into()),
+                    units[u0].map(|v| v.to_string()).unwrap_or_else(|| "absent".into()),
+                    reference::others(n),
                 ),
             )
             .file(&layouts[odd].url)
@@ -541,9 +517,9 @@ fn select_vars(
 /// `last_ok`: this file's last block is also the last of the combined axis (it may overhang).
 /// Returns the edges and, when the last block is padded and must become exact, its logical length.
 enum AxisCut {
-    Edges(Vec<u64>),
+    Edges(AxisEdges),
     /// Edges whose last one is a padded block cut to its logical extent (only valid if rescued).
-    NeedsPrefix(Vec<u64>, u64),
+    NeedsPrefix(AxisEdges, u64),
 }
 
 /// The edges of axis `i` of one file's array, as the last (possibly overhanging) on that axis.
@@ -551,9 +527,9 @@ pub(crate) fn own_axis(a: &ArrayLayout, i: usize) -> AxisEdges {
     let n = a.shape[i];
     let b = a.chunks.block.get(i).copied().unwrap_or(n);
     match cut_axis(n, b, a.chunks.edges, true) {
-        AxisCut::Edges(e) if !e.is_empty() => AxisEdges(e),
+        AxisCut::Edges(e) if !e.is_empty() => e,
         // A zero-length axis still needs one edge in zarr.json.
-        _ => AxisEdges(vec![b.max(1)]),
+        _ => AxisEdges::from(vec![b.max(1)]),
     }
 }
 
@@ -579,10 +555,12 @@ pub(crate) fn common_metadata(layouts: &[SourceLayout], p: &mut Plan) {
 
 fn cut_axis(n: u64, b: u64, storage: EdgeStorage, last_ok: bool) -> AxisCut {
     if b == 0 || n == 0 {
-        return AxisCut::Edges(Vec::new());
+        return AxisCut::Edges(AxisEdges::default());
     }
+    // Runs, never one entry per block: the block count comes from the file.
     let (q, r) = (n / b, n % b);
-    let mut e = vec![b; q as usize];
+    let mut e = AxisEdges::default();
+    e.push_run(b, q);
     if r == 0 {
         return AxisCut::Edges(e);
     }
@@ -600,68 +578,6 @@ fn cut_axis(n: u64, b: u64, storage: EdgeStorage, last_ok: bool) -> AxisCut {
             AxisCut::NeedsPrefix(e, r)
         }
     }
-}
-
-/// What differs between `a` (this file) and `b` (the first file), ignoring the concat axis `k`.
-fn difference(a: &ArrayLayout, b: &ArrayLayout, k: Option<usize>) -> Option<String> {
-    // Coordinates read whole are written inline: their storage (chunks, codecs, fill) is moot.
-    let inline = a.values.is_some() && b.values.is_some();
-    if a.dim_names() != b.dim_names() {
-        return Some(format!(
-            "dimensions ({}) differ from ({}) in the first file",
-            a.dim_names().join(", "),
-            b.dim_names().join(", ")
-        ));
-    }
-    for i in 0..a.shape.len() {
-        if Some(i) == k {
-            continue;
-        }
-        if a.shape[i] != b.shape[i] {
-            return Some(format!(
-                "length {} along '{}' differs from {} in the first file",
-                a.shape[i], a.dims[i].name, b.shape[i]
-            ));
-        }
-        if !inline && a.chunks.block.get(i) != b.chunks.block.get(i) {
-            return Some(format!(
-                "chunk shape {:?} differs from {:?} of the first file along '{}'",
-                a.chunks.block, b.chunks.block, a.dims[i].name
-            ));
-        }
-    }
-    if a.dtype != b.dtype {
-        return Some(format!(
-            "dtype {} differs from {} in the first file",
-            a.dtype.numpy_str(),
-            b.dtype.numpy_str()
-        ));
-    }
-    if inline {
-        return (k.is_none() && a.values != b.values)
-            .then(|| "coordinate values differ from the first file's".to_string());
-    }
-    if a.codecs != b.codecs {
-        let names = |c: &[Codec]| {
-            if c.is_empty() {
-                "none".to_string()
-            } else {
-                c.iter()
-                    .map(|c| c.to_json().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        };
-        return Some(format!(
-            "codecs [{}] differ from [{}] in the first file",
-            names(&a.codecs),
-            names(&b.codecs)
-        ));
-    }
-    if a.fill_value != b.fill_value {
-        return Some("fill value differs from the first file's".to_string());
-    }
-    None
 }
 
 /// A suggested rewrite command for a file whose chunking along `dim` does not fit.
@@ -735,14 +651,20 @@ fn plan_array(
         .enumerate()
         .filter_map(|(i, l)| l.arrays.iter().find(|a| a.path == path).map(|a| (i, a)))
         .collect();
-    let (i0, a0) = *present.first()?;
-    let k = concat.and_then(|d| a0.dims.iter().position(|x| x.name == d));
+    // The reference is the majority's array (ties: the earliest file), never the first by rule.
+    let vote = |k: Option<usize>| reference::reference(&present, k);
+    let dims: Vec<Vec<&str>> = present.iter().map(|(_, a)| a.dim_names()).collect();
+    let (d, _) = reference::majority(&dims)?;
+    let k = concat.and_then(|c| dims[d].iter().position(|x| *x == c));
     let combine = stack.is_some() || (k.is_some() && layouts.len() > 1);
 
     if !combine {
-        // Taken from the first file; the others must agree.
-        for &(i, a) in &present[1..] {
-            if let Some(d) = difference(a, a0, None) {
+        let (r, n) = vote(None);
+        let (i0, a0) = *present.get(r)?;
+        // Taken from the majority's file; the others must agree.
+        let than = reference::others(n);
+        for &(i, a) in present.iter().filter(|(i, _)| *i != i0) {
+            if let Some(d) = reference::difference(a, a0, None, &than) {
                 findings.push(
                     Finding::error(FindingKind::Mismatch, d)
                         .file(&layouts[i].url)
@@ -776,8 +698,12 @@ fn plan_array(
         );
         return None;
     }
-    for &(i, a) in &present[1..] {
-        if let Some(d) = difference(a, a0, k.filter(|_| stack.is_none())) {
+    let kk = k.filter(|_| stack.is_none());
+    let (r, n) = vote(kk);
+    let (i0, a0) = *present.get(r)?;
+    let than = reference::others(n);
+    for &(i, a) in present.iter().filter(|(i, _)| *i != i0) {
+        if let Some(d) = reference::difference(a, a0, kk, &than) {
             findings.push(
                 Finding::error(FindingKind::Mismatch, d)
                     .file(&layouts[i].url)
@@ -911,7 +837,7 @@ fn inline_coord(path: &str, a: &ArrayLayout, values: Vec<u8>, len: u64, files: u
     let mut p = base_plan(path, a);
     p.shape = vec![len];
     p.codecs = Vec::new();
-    p.edges = vec![AxisEdges(vec![len.max(1)])];
+    p.edges = vec![AxisEdges::from(vec![len.max(1)])];
     if len > 0 {
         p.chunks = vec![PlannedChunk {
             key: vec![0],
@@ -993,7 +919,7 @@ fn stacked(
     let mut p = base_plan(path, a0);
     p.dims.insert(0, dim.to_string());
     p.shape.insert(0, present.len() as u64);
-    p.edges.push(AxisEdges(vec![1; present.len().max(1)]));
+    p.edges.push(AxisEdges::regular(present.len() as u64, 1));
     p.edges.extend((0..a0.shape.len()).map(|i| own_axis(a0, i)));
     p.files = present.len();
     if inline {
@@ -1001,7 +927,7 @@ fn stacked(
         p.codecs = Vec::new();
         p.edges.truncate(1);
         p.edges
-            .extend(a0.shape.iter().map(|&n| AxisEdges(vec![n.max(1)])));
+            .extend(a0.shape.iter().map(|&n| AxisEdges::from(vec![n.max(1)])));
         for (f, (src, a)) in present.iter().enumerate() {
             let mut key = vec![f as u64];
             key.extend(std::iter::repeat_n(0, a.shape.len()));
@@ -1066,7 +992,7 @@ fn concatenated(
     let mut p = base_plan(path, a0);
     p.shape[k] = total;
     p.files = present.len();
-    let mut along = Vec::new();
+    let mut along = AxisEdges::default();
     let mut ok = true;
     let last_file = present.len() - 1;
     for (f, &(src, a)) in present.iter().enumerate() {
@@ -1078,12 +1004,12 @@ fn concatenated(
         }
         let grid = a.chunks.grid_shape(&a.shape);
         let (n, b) = (a.shape[k], a.chunks.block[k]);
-        let offset = along.len() as u64;
+        let offset = along.count();
         let (edges, prefix) = match cut_axis(n, b, a.chunks.edges, f == last_file) {
             AxisCut::Edges(e) => (e, None),
             AxisCut::NeedsPrefix(e, r) => (e, Some(r)),
         };
-        let nblocks = edges.len() as u64;
+        let nblocks = edges.count();
         if let Some(r) = prefix {
             // Rescue: an unfiltered block padded along axis 0 holds its first r rows as a prefix.
             let row_bytes: u64 = a.chunks.block[1..].iter().product::<u64>() * a.dtype.size as u64;
@@ -1123,7 +1049,7 @@ fn concatenated(
                     }
                     push_block(&mut p, key, src, e.data, e.filter_mask, block, keep);
                 }
-                along.extend(edges);
+                along.extend(&edges);
                 continue;
             }
             if !rescuable {
@@ -1200,18 +1126,18 @@ fn concatenated(
                 }
             }
         }
-        along.extend(edges);
+        along.extend(&edges);
     }
     if !ok {
         return None;
     }
     for i in 0..a0.shape.len() {
         if i == k {
-            p.edges.push(AxisEdges(if along.is_empty() {
-                vec![1]
+            p.edges.push(if along.is_empty() {
+                AxisEdges::from(vec![1])
             } else {
                 along.clone()
-            }));
+            });
             continue;
         }
         p.edges.push(own_axis(a0, i));
@@ -1264,11 +1190,8 @@ fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
     }
     let mut keys: BTreeMap<&[u64], ()> = BTreeMap::new();
     for c in &p.chunks {
-        let inside = c.key.len() == p.edges.len()
-            && c.key
-                .iter()
-                .zip(&p.edges)
-                .all(|(k, e)| (*k as usize) < e.0.len());
+        let inside =
+            c.key.len() == p.edges.len() && c.key.iter().zip(&p.edges).all(|(k, e)| *k < e.count());
         if !inside || keys.insert(&c.key, ()).is_some() {
             findings.push(
                 Finding::error(

@@ -485,8 +485,13 @@ pub(crate) fn plan(layouts: Vec<SourceLayout>, opts: &Options, p: &mut Plan) {
             .unwrap_or(0)
     });
     for (i, r) in placed.iter().enumerate() {
+        // Offsets and block counts come from the files (or a layout file): bounded here.
+        let r = r.as_ref().map_err(String::clone).and_then(|o| {
+            let o = [0, 1].map(|m| o[m].abs_diff(mins[m]));
+            crate::validate::mosaic_fit(&layouts[i], o).map(|()| o)
+        });
         match r {
-            Ok(o) => offsets[i] = Some([(o[0] - mins[0]) as u64, (o[1] - mins[1]) as u64]),
+            Ok(o) => offsets[i] = Some(o),
             Err(why) => {
                 p.findings.push(
                     Finding::error(FindingKind::Mismatch, format!("cannot be placed in the mosaic: {why}"))
@@ -1193,7 +1198,7 @@ fn mosaic_array(
     p.files = tiles.iter().filter(|t| !t.covered).count();
     for i in 0..a0.shape.len() {
         if let Some(m) = k.iter().position(|&x| x == i) {
-            p.edges.push(AxisEdges(if edges[m].is_empty() {
+            p.edges.push(AxisEdges::from(if edges[m].is_empty() {
                 vec![1]
             } else {
                 edges[m].clone()

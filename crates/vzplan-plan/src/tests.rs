@@ -103,8 +103,8 @@ fn leap_years_concatenate_with_one_chunk_per_year() {
     assert!(p.sources[0].url.ends_with("2000.nc"));
     let tas = p.arrays.iter().find(|a| a.path == "tas").unwrap();
     assert_eq!(tas.shape, vec![1096, 4]);
-    assert_eq!(tas.edges[0].0, vec![366, 365, 365]);
-    assert_eq!(tas.edges[1].0, vec![2, 2]);
+    assert_eq!(tas.edges[0].to_vec(), vec![366, 365, 365]);
+    assert_eq!(tas.edges[1].to_vec(), vec![2, 2]);
     assert_eq!(tas.chunks.len(), 6);
     let last = tas.chunks.iter().find(|c| c.key == vec![2, 1]).unwrap();
     assert_eq!(last.source, 2);
@@ -156,7 +156,7 @@ fn padded_unfiltered_chunk_is_rescued_as_a_byte_prefix() {
     let p = plan(files, &[], &Options::default());
     assert!(errors(&p).is_empty(), "{:?}", p.findings);
     let tas = p.arrays.iter().find(|a| a.path == "tas").unwrap();
-    assert_eq!(tas.edges[0].0, vec![30, 30, 30, 10, 30, 30, 30, 30]);
+    assert_eq!(tas.edges[0].to_vec(), vec![30, 30, 30, 10, 30, 30, 30, 30]);
     let cut = tas.chunks.iter().find(|c| c.key == vec![3, 0]).unwrap();
     assert_eq!(
         cut.data,
@@ -183,7 +183,7 @@ fn exact_short_blocks_concatenate_anywhere() {
     let p = plan(files, &[], &Options::default());
     assert!(errors(&p).is_empty(), "{:?}", p.findings);
     let tas = p.arrays.iter().find(|a| a.path == "tas").unwrap();
-    assert_eq!(tas.edges[0].0, vec![30, 30, 30, 10, 30, 20]);
+    assert_eq!(tas.edges[0].to_vec(), vec![30, 30, 30, 10, 30, 20]);
 }
 
 #[test]
@@ -279,7 +279,7 @@ fn stacking_adds_a_leading_axis() {
     let tas = p.arrays.iter().find(|a| a.path == "tas").unwrap();
     assert_eq!(tas.dims, vec!["member", "time", "lat"]);
     assert_eq!(tas.shape, vec![2, 10, 4]);
-    assert_eq!(tas.edges[0].0, vec![1, 1]);
+    assert_eq!(tas.edges[0].to_vec(), vec![1, 1]);
     assert!(tas
         .chunks
         .iter()
@@ -347,7 +347,7 @@ fn patch_turns_refusals_into_inline_repairs() {
     let p = plan(files(), &[], &opts);
     assert!(errors(&p).is_empty(), "{:?}", p.findings);
     let tas = p.arrays.iter().find(|a| a.path == "tas").unwrap();
-    assert_eq!(tas.edges[0].0, vec![30, 30, 30, 10, 30, 30, 30, 30]);
+    assert_eq!(tas.edges[0].to_vec(), vec![30, 30, 30, 10, 30, 30, 30, 30]);
     // Both lat blocks of a.nc's last time block: keep 10 of 30 rows.
     assert_eq!(tas.patches.len(), 2);
     for pt in &tas.patches {
@@ -384,3 +384,5 @@ fn inconsistent_layouts_become_problems_not_panics() {
     assert!(p.left_out.contains(&"tas".to_string()));
     assert!(p.arrays.iter().any(|a| a.path == "time"));
 }
+
+mod batch;

@@ -150,7 +150,6 @@ fn run(
         }
         (_, Some(lines)) => {
             vzplan::memory::source_from_lines(lines.iter().map(String::as_str), scan.io.clone())
-                .map_err(to_py)?
         }
         (paths, None) => Source::Scan {
             inputs: Inputs::new(paths.unwrap_or_default()),
@@ -158,29 +157,62 @@ fn run(
         },
     };
     let plan_opts = opts.plan_options();
-    let zarr_json = opts.zarr_json_for(output.as_deref());
+    let templates = !opts.no_templates;
+    let refs_out = output.map(|o| RefsOutput {
+        zarr_json: opts.zarr_json_for(Some(&o)),
+        refs: o.into(),
+        templates,
+    });
+    let icechunk = match &opts.icechunk {
+        Some(repo) => Some(Arc::new(
+            vzplan::IcechunkOutput::new(repo, &opts.branch, opts.io()).map_err(to_py)?,
+        )),
+        None => None,
+    };
+    let force = opts.force;
     let r = detached(py, &cancel, move || {
-        let plan = if build {
-            let outputs: Vec<Box<dyn vzplan::Output>> = match &output {
-                Some(o) => vec![Box::new(RefsOutput {
-                    refs: o.into(),
-                    zarr_json,
-                })],
-                None => Vec::new(),
-            };
+        let (plan, committed) = if build {
+            let mut outputs: Vec<Box<dyn vzplan::Output>> = Vec::new();
+            outputs.extend(refs_out.map(|r| Box::new(r) as Box<dyn vzplan::Output>));
+            outputs.extend(
+                icechunk
+                    .clone()
+                    .map(|i| Box::new(Shared(i)) as Box<dyn vzplan::Output>),
+            );
             let b = BuildOptions {
                 plan: plan_opts,
                 outputs,
+                force,
             };
-            vzplan::build(&source, &b, &vzplan::NoProgress)?.plan
+            let plan = vzplan::build(&source, &b, &vzplan::NoProgress)?.plan;
+            let committed = icechunk.as_ref().and_then(|i| {
+                let c = i.committed()?;
+                Some(serde_json::json!({
+                    "repository": i.target.display(),
+                    "branch": c.branch,
+                    "snapshot": c.snapshot,
+                    "created": c.created,
+                    "virtual_refs": c.virtual_refs,
+                    "native_chunks": c.native_chunks,
+                    "virtual_chunk_containers": c.containers,
+                }))
+            });
+            (plan, committed)
         } else {
-            vzplan::plan(&source, &plan_opts, &vzplan::NoProgress)?
+            (
+                vzplan::plan(&source, &plan_opts, &vzplan::NoProgress)?,
+                None,
+            )
         };
-        let report = serde_json::to_string(&vzplan::report::json(&plan))?;
+        let mut report = vzplan::report::json(&plan);
+        if let (Some(c), Some(o)) = (committed, report.as_object_mut()) {
+            o.insert("icechunk".into(), c);
+        }
+        let report = serde_json::to_string(&report)?;
         let code = u8::from(plan.incomplete()) * 3;
         let bytes = if in_memory {
             Some((
-                vzplan::memory::refs_bytes(&plan)?,
+                vzplan::memory::refs_bytes(&plan, templates)?,
                 vzplan::memory::zarr_json_bytes(&plan)?,
             ))
         } else {
@@ -201,6 +233,18 @@ fn run(
             .map(|t| t.into_any().unbind())
     });
     r.map_err(|e| raise(py, e))?
+}
+
+/// An output shared with the caller, to read what it did after the build (the Icechunk commit).
+struct Shared(Arc<vzplan::IcechunkOutput>);
+
+impl vzplan::Output for Shared {
+    fn kind(&self) -> &'static str {
+        self.0.kind()
+    }
+    fn write(&self, plan: &vzplan::Plan) -> Result<(), Error> {
+        self.0.write(plan)
+    }
 }
 
 #[pymodule]

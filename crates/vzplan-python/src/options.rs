@@ -40,6 +40,10 @@ const PLAN_KEYS: &[&str] = &[
     "html",
     "zarr_json",
     "no_zarr_json",
+    "no_templates",
+    "force",
+    "icechunk",
+    "branch",
 ];
 
 /// The options, defaults as the CLI's.
@@ -63,6 +67,10 @@ pub struct Opts {
     html: Option<PathBuf>,
     zarr_json: Option<PathBuf>,
     no_zarr_json: bool,
+    pub no_templates: bool,
+    pub force: bool,
+    pub icechunk: Option<String>,
+    pub branch: String,
 }
 
 fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
@@ -125,6 +133,10 @@ impl Opts {
             html: get(d, "html", None)?,
             zarr_json: get(d, "zarr_json", None)?,
             no_zarr_json: get(d, "no_zarr_json", false)?,
+            no_templates: get(d, "no_templates", false)?,
+            force: get(d, "force", false)?,
+            icechunk: get(d, "icechunk", None)?,
+            branch: get(d, "branch", "main".to_string())?,
         };
         // The CLI refuses these combinations as usage errors.
         if o.concat_dim.is_some() && o.stack_dim.is_some() {
@@ -148,7 +160,7 @@ impl Opts {
     }
 
     /// As the CLI's `IoArgs::options`.
-    fn io(&self) -> IoOptions {
+    pub fn io(&self) -> IoOptions {
         IoOptions {
             s3_endpoint: self.s3_endpoint.clone(),
             anon: self.anon,

@@ -6,7 +6,7 @@
 
 use crate::geo;
 use crate::ifd::{Ifd, Tiff};
-use crate::probe;
+use crate::strips;
 use crate::{Options, ReadError};
 use serde_json::{json, Map, Value};
 use vzplan_core::{
@@ -38,8 +38,8 @@ const SAMPLE_FORMAT: u16 = 339;
 const YCBCR_SUBSAMPLING: u16 = 530;
 const GDAL_NODATA: u16 = 42113;
 
-/// Largest compressed last strip we decode to measure it (bigger ones are reported as problems).
-const MAX_PROBE_BYTES: u64 = 64 << 20;
+/// Largest JPEGTables we copy into the codec configuration (libtiff writes well under 1 KiB).
+const MAX_JPEG_TABLES: u64 = 64 << 10;
 
 /// What an IFD described, before it is named.
 pub(crate) struct Image {
@@ -92,10 +92,12 @@ pub(crate) fn build(
         (2, 8 | 16 | 32 | 64) => DType::new(Kind::Int, (bps[0] / 8) as usize, endian),
         (3, 16 | 32 | 64) => DType::new(Kind::Float, (bps[0] / 8) as usize, endian),
         (4, b) => problem!("SampleFormat 4 (undefined) with {b}-bit samples is not supported"),
-        (5 | 6, b) => problem!(
-            "complex samples (SampleFormat {}, {b} bits) are not supported",
-            sf[0]
+        (6, 64 | 128) => DType::new(Kind::Complex, (bps[0] / 8) as usize, endian),
+        (5, b) => problem!(
+            "complex integer samples (SampleFormat 5, {b} bits: GDAL's CInt{}) have no Zarr data type — rewrite as complex floats, `gdal_translate -ot CFloat32 in.tif out.tif`",
+            b / 2
         ),
+        (6, b) => problem!("{b}-bit complex samples (SampleFormat 6) have no Zarr data type"),
         (f, b) => problem!("{b}-bit samples (SampleFormat {f}) have no Zarr data type"),
     };
     let size = dtype.size as u64;
@@ -120,15 +122,27 @@ pub(crate) fn build(
             problem!("YCbCr chroma subsampling {sub:?} is not supported");
         }
     }
-    if ifd.get(JPEG_TABLES).is_some() && (compression == 7 || compression == 6) {
-        problem!(
-            "JPEG compression with shared JPEGTables (347) has no Zarr codec vzplan can express"
-        );
+    if ifd.get(JPEG_TABLES).is_some() && compression == 6 {
+        problem!("old-style JPEG (6) with JPEGTables (347) has no Zarr codec");
     }
     let chunky_spp = if planar { 1 } else { spp };
-    if compression == 7 && (spp != 1 || photometric.unwrap_or(1) > 1) {
-        problem!("JPEG is supported for single-sample grayscale images only (colour JPEG's YCbCr handling is not verified)");
+    if compression == 7 {
+        if let Err(why) = jpeg_supported(spp, planar, photometric) {
+            return Ok(Err(why));
+        }
     }
+    let jpeg_tables = match ifd.get(JPEG_TABLES) {
+        Some(e) if compression == 7 => {
+            if e.count > MAX_JPEG_TABLES {
+                problem!(
+                    "JPEGTables (347) holds {} bytes, more than {MAX_JPEG_TABLES}",
+                    e.count
+                );
+            }
+            Some(t.raw(e)?)
+        }
+        _ => None,
+    };
     let codecs = match codecs_for(compression, predictor, dtype, chunky_spp, opts) {
         Ok(c) => c,
         Err(why) => return Ok(Err(why)),
@@ -175,7 +189,8 @@ pub(crate) fn build(
         .checked_mul(chunky_spp)
         .and_then(|x| x.checked_mul(size))
         .ok_or_else(|| t.corrupt("block row size overflows"))?;
-    let full_bytes = row_bytes
+    // A full block's size must fit (strips.rs multiplies the two unchecked).
+    row_bytes
         .checked_mul(bh)
         .ok_or_else(|| t.corrupt("block size overflows"))?;
     let uncompressed = compression == 1;
@@ -205,66 +220,38 @@ pub(crate) fn build(
     // Edge storage: tiles are padded (TIFF 6.0 section 15); strips are normally short, but some
     // writers pad the last one, so measure it when the image height is not a multiple.
     let short_rows = h % bh;
-    let mut edges = if tiled {
-        EdgeStorage::Padded
+    let (edges, dropped) = if tiled {
+        (EdgeStorage::Padded, Vec::new())
     } else {
-        EdgeStorage::Exact
-    };
-    if !tiled && short_rows != 0 {
-        let short_bytes = short_rows * row_bytes;
-        let mut seen: Option<EdgeStorage> = None;
-        for p in 0..planes {
-            let i = (p * down + down - 1) as usize;
-            let (Some(&off), Some(&cnt)) = (offsets.get(i), counts.get(i)) else {
-                continue;
-            };
-            if cnt == 0 {
-                continue;
-            }
-            let e = if uncompressed {
-                if cnt >= full_bytes {
-                    EdgeStorage::Padded
-                } else if cnt >= short_bytes {
-                    EdgeStorage::Exact
-                } else {
-                    problem!(
-                        "the last strip stores {cnt} bytes, fewer than its {short_rows} rows need ({short_bytes})"
-                    );
-                }
-            } else {
-                if cnt > MAX_PROBE_BYTES {
-                    problem!(
-                        "the last strip ({cnt} bytes) is too large to measure whether it is padded"
-                    );
-                }
-                let data = t.read(off, cnt, "last strip")?;
-                match probe::decoded_len(compression, &data, full_bytes.saturating_add(1)) {
-                    Some(l) if l == short_bytes => EdgeStorage::Exact,
-                    Some(l) if l >= full_bytes => EdgeStorage::Padded,
-                    Some(l) => problem!(
-                        "the last strip decodes to {l} bytes, neither its short size ({short_bytes}) nor a full strip ({full_bytes})"
-                    ),
-                    None => problem!(
-                        "cannot tell whether the last strip ({short_rows} of {bh} rows) is stored short or padded: its {} data could not be measured",
-                        compression_name(compression)
-                    ),
-                }
-            };
-            if seen.is_some_and(|s| s != e) {
-                problem!("the last strips of the sample planes differ: some short, some padded");
-            }
-            seen = Some(e);
+        let fill = match ifd.get(GDAL_NODATA) {
+            Some(e) => nodata(&t.ascii(e)?, dtype).map(|(_, b)| b),
+            None => None,
         }
-        edges = seen.unwrap_or(EdgeStorage::Exact);
-    }
+        .unwrap_or_else(|| vec![0; dtype.size]);
+        let s = strips::Strips {
+            h,
+            rows_per_strip: bh,
+            down,
+            planes,
+            row_bytes,
+            compression,
+            offsets: &offsets,
+            counts: &counts,
+            fill: &fill,
+        };
+        match strips::last_strips(t, &s)? {
+            Ok(x) => x,
+            Err(why) => return Ok(Err(why)),
+        }
+    };
 
     // Entries, row-major over (plane, row, column).
     let mut entries = Vec::with_capacity(offsets.len());
     for (i, (&off, &cnt)) in offsets.iter().zip(&counts).enumerate() {
         let i = i as u64;
         let (p, r, c) = (i / (down * across), (i / across) % down, i % across);
-        if cnt == 0 {
-            continue; // unallocated (sparse) block: reads as the fill value
+        if cnt == 0 || dropped.contains(&(i as usize)) {
+            continue; // unallocated (sparse) or empty padded block: reads as the fill value
         }
         if off == 0 {
             problem!("{kind} {i} has offset 0 but {cnt} bytes");
@@ -329,6 +316,10 @@ pub(crate) fn build(
             }
         }
     }
+    let mut codecs = codecs;
+    if let Some(tables) = &jpeg_tables {
+        jpeg_with_tables(&mut codecs, tables);
+    }
     let layout = ArrayLayout {
         path: String::new(),
         dims: dims.into_iter().map(|d| Dim::new(d, false)).collect(),
@@ -351,6 +342,30 @@ pub(crate) fn build(
         w,
         has_geo,
     }))
+}
+
+/// JPEG (7) layouts imagecodecs' JPEG codec decodes to the stored samples, as tifffile does:
+/// one-sample grayscale, and contiguous three-sample RGB or YCbCr (libjpeg converts YCbCr to RGB,
+/// the samples tifffile and GDAL return).
+fn jpeg_supported(spp: u64, planar: bool, photometric: Option<u64>) -> Result<(), String> {
+    match (spp, planar, photometric.unwrap_or(1)) {
+        (1, _, 0 | 1) => Ok(()),
+        (3, false, 2 | 6) => Ok(()),
+        (s, p, ph) => Err(format!(
+            "JPEG is supported for grayscale and pixel-interleaved RGB/YCbCr images only ({s} samples, {}, Photometric {ph})",
+            if p { "band-interleaved" } else { "pixel-interleaved" }
+        )),
+    }
+}
+
+/// Shared JPEGTables (347, an abbreviated JPEG stream of quantisation and Huffman tables) go into
+/// the `imagecodecs_jpeg` configuration as base64, where imagecodecs' codec reads `tables`.
+fn jpeg_with_tables(codecs: &mut [Codec], tables: &[u8]) {
+    use base64::Engine;
+    for c in codecs.iter_mut().filter(|c| c.name == "imagecodecs_jpeg") {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(tables);
+        c.configuration.insert("tables".into(), json!(b64));
+    }
 }
 
 pub(crate) fn compression_name(c: u64) -> String {
@@ -384,7 +399,7 @@ pub(crate) fn compression_name(c: u64) -> String {
 /// |---|---|
 /// | Compression 1 | (none) |
 /// | 8, 32946 Deflate | `numcodecs.zlib` (TIFF deflate is a zlib stream) |
-/// | 50000 ZSTD | `numcodecs.zstd` |
+/// | 50000 ZSTD | `zstd` (Zarr v3 core) |
 /// | 34925 LZMA | `numcodecs.lzma` (xz container, `format` 1) |
 /// | 5 LZW | `imagecodecs_lzw` (only with `Options::imagecodecs`) |
 /// | 32773 PackBits | `imagecodecs_packbits` (only with `Options::imagecodecs`; `numcodecs.packbits` is a boolean bit-packer, not TIFF PackBits) |
@@ -392,9 +407,9 @@ pub(crate) fn compression_name(c: u64) -> String {
 ///
 /// | Predictor 3 | `imagecodecs_floatpred` {axis: -1, dist: 1} in place of `bytes` (`CodecStage::ArrayToBytes`; little-endian single-sample floats only; only with `Options::imagecodecs`) |
 ///
-/// | 7 JPEG | `imagecodecs_jpeg` in place of `bytes` (8-bit single-sample grayscale, no shared JPEGTables; only with `Options::imagecodecs`) |
+/// | 7 JPEG | `imagecodecs_jpeg` in place of `bytes` (8-bit grayscale, or pixel-interleaved RGB/YCbCr; shared JPEGTables as its base64 `tables`, added by `jpeg_with_tables`; only with `Options::imagecodecs`) |
 ///
-/// Everything else is a problem: colour JPEG, old-style JPEG, WebP, JPEG 2000/XL, PNG and LERC
+/// Everything else is a problem: band-interleaved JPEG, old-style JPEG, WebP, JPEG 2000/XL, PNG and LERC
 /// decode through imagecodecs array → bytes codecs whose colour handling vzplan does not verify;
 /// CCITT has no Zarr codec.
 fn codecs_for(
@@ -421,8 +436,10 @@ fn codecs_for(
         }
         2 => {
             if dtype.kind == Kind::Float {
+                // libtiff differences the samples' bit patterns as integers; imagecodecs_delta
+                // would difference float values, so no codec chain reads this back.
                 return Err(
-                    "Predictor 2 (horizontal differencing) on floating-point samples has no Zarr codec".into(),
+                    "Predictor 2 (horizontal differencing) on floating-point samples has no Zarr codec — rewrite it with the floating-point predictor, `gdal_translate -co COMPRESS=DEFLATE -co PREDICTOR=3 in.tif out.tif` (read through imagecodecs_floatpred), or without a predictor (`-co PREDICTOR=1`)".into(),
                 );
             }
             needs_ic("Predictor 2 (horizontal differencing)".into())?;
@@ -478,7 +495,8 @@ fn codecs_for(
             ));
         }
         7 if predictor == 1 && dtype.size == 1 && dtype.kind == Kind::UInt => {
-            // Self-contained JPEG streams (no shared JPEGTables: refused above), 8-bit grayscale.
+            // 8-bit samples; the sample layouts are checked by `jpeg_supported`, shared tables
+            // are added by `jpeg_with_tables`.
             needs_ic(format!("compression {}", compression_name(7)))?;
             out.push(Codec::new(
                 "imagecodecs_jpeg",

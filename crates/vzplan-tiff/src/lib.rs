@@ -12,9 +12,11 @@
 //! counts as reduced):
 //! - **full-resolution images** (bit 0 and bit 2 clear) are pages `"0"`, `"1"`, … in chain order;
 //! - **reduced-resolution images** (bit 0, COG overviews, also tifffile's SubIFD pyramids) are
-//!   `"overview_1"`, `"overview_2"`, … in file order for overviews of page 0, and
-//!   `"<page>_overview_<n>"` for overviews of a later page (an overview belongs to the last
-//!   full-resolution page before it in the chain, or to the page whose SubIFDs hold it);
+//!   `"overview_1/0"`, `"overview_2/0"`, … in file order for overviews of page 0, and
+//!   `"<page>_overview_<n>/<page>"` for overviews of a later page (an overview belongs to the last
+//!   full-resolution page before it in the chain, or to the page whose SubIFDs hold it): one group
+//!   per level, so that each group (and the root) opens as an xarray dataset whose `y`/`x` sizes
+//!   agree;
 //! - **transparency masks** (bit 2, also mask overviews with bits 0 + 2) are skipped silently:
 //!   they are neither arrays nor problems;
 //! - a SubIFD that is neither reduced nor a mask is `"<page>_subifd_<j>"`.
@@ -45,11 +47,13 @@
 //!
 //! # Codecs and problems
 //! See the codec table in `image.rs` (`codecs_for`): Deflate → `numcodecs.zlib`, ZSTD →
-//! `numcodecs.zstd`, LZMA → `numcodecs.lzma`, and with [`Options::imagecodecs`] (the default)
+//! `zstd`, LZMA → `numcodecs.lzma`, and with [`Options::imagecodecs`] (the default)
 //! LZW → `imagecodecs_lzw`, PackBits → `imagecodecs_packbits`, Predictor 2 → `imagecodecs_delta`.
-//! imagecodecs codecs are read by zarr-python only after `imagecodecs.zarr.register_codecs()`.
-//! JPEG, WebP, other image codecs, the floating-point predictor 3, FillOrder 2, YCbCr subsampling,
-//! bit depths other than 8/16/32/64, complex and mixed per-sample formats are `ArrayProblem`s.
+//! Predictor 3 → `imagecodecs_floatpred`, JPEG (grayscale, RGB, YCbCr; shared JPEGTables in the
+//! codec's `tables`) → `imagecodecs_jpeg`. imagecodecs codecs are read by zarr-python only after
+//! `imagecodecs.zarr.register_codecs()`. Complex floats (SampleFormat 6) are `complex64` /
+//! `complex128`. WebP, other image codecs, FillOrder 2, YCbCr subsampling without JPEG, bit depths
+//! other than 8/16/32/64, complex integers and mixed per-sample formats are `ArrayProblem`s.
 //!
 //! # GeoTIFF
 //! See `geo.rs`: raw tags kept as attributes, `spatial:*` and `proj:code` derived; GDAL_NODATA
@@ -61,6 +65,7 @@ mod geo;
 mod ifd;
 mod image;
 mod probe;
+mod strips;
 
 use ifd::{Ifd, Tiff};
 use image::{Image, NEW_SUBFILE_TYPE, SUBFILE_TYPE, SUB_IFDS};
@@ -168,11 +173,13 @@ pub fn read_layout_with(r: &dyn RangeRead, opts: &Options) -> Result<SourceLayou
     let mut page_geo: PageGeo = HashMap::new();
     let mut overviews: HashMap<usize, usize> = HashMap::new();
 
+    // Each overview in a group of its own, holding an array named like its page: the levels reuse
+    // the page's dimension names, so side by side in one group xarray finds conflicting sizes.
     let overview_name = |page: usize, n: usize| {
         if page == 0 {
-            format!("overview_{n}")
+            format!("overview_{n}/0")
         } else {
-            format!("{page}_overview_{n}")
+            format!("{page}_overview_{n}/{page}")
         }
     };
 

@@ -7,6 +7,8 @@
 //!   lengths are tracked (a new table entry is one longer than the previous code's string).
 //! - PackBits (32773): TIFF 6.0 section 9.
 //! - ZSTD (50000): the frame header's Frame_Content_Size (RFC 8878 §3.1.1.1), when present.
+//! - JPEG (7): the frame header (SOFn: precision, lines, samples per line, components; ITU-T
+//!   T.81 §B.2.2); libtiff writes a short last strip as a frame of fewer lines.
 //! - LZMA (34925): the .xz stream's index (xz file format 1.1.0 §4: stream footer → Backward
 //!   Size → index records of (unpadded size, uncompressed size)), for a single-stream file.
 
@@ -21,8 +23,34 @@ pub(crate) fn decoded_len(compression: u64, data: &[u8], limit: u64) -> Option<u
         32773 => Some(packbits_len(data, limit)),
         50000 => zstd_content_size(data).map(|n| n.min(limit)),
         34925 => xz_uncompressed_size(data).map(|n| n.min(limit)),
+        7 => jpeg_frame_len(data).map(|n| n.min(limit)),
         _ => None,
     }
+}
+
+/// Whether `data` decodes to exactly `len` bytes that repeat `pattern` (one element of the fill
+/// value); `None` for codecs we do not decode here (only Deflate).
+pub(crate) fn holds_only(compression: u64, data: &[u8], len: u64, pattern: &[u8]) -> Option<bool> {
+    if !matches!(compression, 8 | 32946) || pattern.is_empty() {
+        return None;
+    }
+    // Streamed through a fixed buffer: the decoded size is never allocated.
+    let mut dec = flate2::read::ZlibDecoder::new(data).take(len.saturating_add(1));
+    let mut buf = [0u8; 1 << 16];
+    let mut at: u64 = 0;
+    loop {
+        let n = dec.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        for &b in &buf[..n] {
+            if pattern.get((at % pattern.len() as u64) as usize) != Some(&b) {
+                return Some(false);
+            }
+            at += 1;
+        }
+    }
+    Some(at == len)
 }
 
 fn deflate_len(data: &[u8], limit: u64) -> Option<u64> {
@@ -124,6 +152,49 @@ fn lzw_len(data: &[u8], limit: u64) -> Option<u64> {
     Some(out)
 }
 
+/// Decoded bytes of an 8-bit JPEG stream: lines × samples per line × components of its first
+/// SOFn marker segment. Markers are walked by their lengths up to the first frame header.
+fn jpeg_frame_len(d: &[u8]) -> Option<u64> {
+    if d.get(0..2)? != [0xFF, 0xD8] {
+        return None;
+    }
+    let mut at = 2usize;
+    // Each step advances by at least 2 bytes, so the loop ends within d.len() / 2 steps.
+    while at + 4 <= d.len() {
+        if d[at] != 0xFF {
+            return None;
+        }
+        let marker = d[at + 1];
+        if marker == 0xFF {
+            at += 1; // fill byte
+            continue;
+        }
+        let len = u16::from_be_bytes([d[at + 2], d[at + 3]]) as usize;
+        if len < 2 {
+            return None;
+        }
+        let is_sof = (0xC0..=0xCF).contains(&marker) && !matches!(marker, 0xC4 | 0xC8 | 0xCC);
+        if is_sof {
+            let seg = d.get(at + 4..at + 2 + len)?;
+            let (precision, lines) = (
+                *seg.first()?,
+                u16::from_be_bytes([*seg.get(1)?, *seg.get(2)?]),
+            );
+            let width = u16::from_be_bytes([*seg.get(3)?, *seg.get(4)?]);
+            let comps = *seg.get(5)?;
+            if precision != 8 || lines == 0 {
+                return None; // 12-bit samples, or the height comes later in a DNL marker
+            }
+            return Some(lines as u64 * width as u64 * comps as u64);
+        }
+        if marker == 0xDA || marker == 0xD9 {
+            return None; // scan data before any frame header
+        }
+        at += 2 + len;
+    }
+    None
+}
+
 fn zstd_content_size(d: &[u8]) -> Option<u64> {
     if d.get(0..4)? != [0x28, 0xB5, 0x2F, 0xFD] {
         return None;
@@ -220,6 +291,9 @@ mod tests {
             let _ = packbits_len(&data, 1 << 20);
             let _ = deflate_len(&data, 1 << 20);
             let _ = zstd_content_size(&data);
+            let mut jpeg = vec![0xFF, 0xD8];
+            jpeg.extend_from_slice(&data);
+            let _ = jpeg_frame_len(&jpeg);
             let mut xz = vec![0xFD, b'7', b'z', b'X', b'Z', 0x00];
             xz.extend_from_slice(&data);
             let _ = xz_uncompressed_size(&xz);

@@ -1,7 +1,7 @@
 //! The whole flow: gather layouts (scan, or read layout files) → plan → optional patch → outputs.
 
 use crate::inputs::Inputs;
-use crate::outputs::{HtmlReport, Output};
+use crate::outputs::{write, HtmlReport, Output};
 use crate::progress::{Progress, ProgressSink};
 use crate::scan::{self, ScanOptions};
 use crate::{layouts, Error};
@@ -67,6 +67,8 @@ pub struct BuildOptions {
     pub plan: PlanOptions,
     /// Written in order once the plan has arrays (e.g. [`crate::RefsOutput`]).
     pub outputs: Vec<Box<dyn Output>>,
+    /// Replace existing files that are not vzplan outputs (never an input).
+    pub force: bool,
 }
 
 /// The result of a build.
@@ -83,22 +85,94 @@ pub fn gather(
     source: &Source,
     progress: &dyn ProgressSink,
 ) -> Result<(Vec<SourceLayout>, Vec<ScanFailure>), Error> {
-    match source {
-        Source::Layouts { patterns, io } => layouts::read_patterns(patterns, io),
-        Source::Scan { inputs, options } => Ok(scan::split(scan::scan(inputs, options, progress)?)),
-        Source::Given {
-            layouts, failures, ..
-        } => Ok((layouts.clone(), failures.clone())),
-    }
+    let g = gather_with_inputs(source, progress)?;
+    Ok((g.layouts, g.failures))
 }
 
-/// Gathers the layouts and plans them (and writes the HTML page when asked).
-pub fn plan(
-    source: &Source,
+/// Layouts and failures, and every local file read (sources and layout files).
+struct Gathered {
+    layouts: Vec<SourceLayout>,
+    failures: Vec<ScanFailure>,
+    /// No output may replace one of these.
+    read: Vec<PathBuf>,
+}
+
+/// [`gather`], plus every local file read.
+fn gather_with_inputs(source: &Source, progress: &dyn ProgressSink) -> Result<Gathered, Error> {
+    let (layouts, failures, mut read) = match source {
+        Source::Layouts { patterns, io } => {
+            let files = crate::inputs::expand(patterns, io)?;
+            let (l, f) = layouts::read(&files, io)?;
+            let names = files.iter().filter_map(|i| write::local_path(&i.name));
+            (l, f, names.collect())
+        }
+        Source::Scan { inputs, options } => {
+            let (l, f) = scan::split(scan::scan(inputs, options, progress)?);
+            (l, f, Vec::new())
+        }
+        Source::Given {
+            layouts, failures, ..
+        } => (layouts.clone(), failures.clone(), Vec::new()),
+    };
+    read.extend(layouts.iter().filter_map(|l| write::local_path(&l.url)));
+    read.extend(failures.iter().filter_map(|f| write::local_path(&f.url)));
+    Ok(Gathered {
+        layouts,
+        failures,
+        read,
+    })
+}
+
+/// `--var` and `--concat-dim` must name something some file has: checked before planning.
+fn check_names(layouts: &[SourceLayout], opts: &PlanOptions) -> Result<(), Error> {
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v.dedup();
+        v
+    };
+    let vars = sorted(
+        layouts
+            .iter()
+            .flat_map(|l| {
+                let problems = l.problems.iter().map(|p| p.path.clone());
+                l.arrays.iter().map(|a| a.path.clone()).chain(problems)
+            })
+            .collect(),
+    );
+    if let Some(v) = opts.vars.iter().find(|v| vars.binary_search(v).is_err()) {
+        return Err(Error::UnknownVar {
+            name: v.clone(),
+            available: vars,
+        });
+    }
+    if let Some(d) = &opts.concat_dim {
+        let dims = sorted(
+            layouts
+                .iter()
+                .flat_map(|l| l.arrays.iter().flat_map(|a| a.dims.iter()))
+                .map(|d| d.name.clone())
+                .collect(),
+        );
+        if dims.binary_search(d).is_err() {
+            return Err(Error::UnknownDim {
+                name: d.clone(),
+                available: dims,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Plans gathered layouts (no output written).
+fn plan_layouts(
+    layouts: Vec<SourceLayout>,
+    failures: Vec<ScanFailure>,
     opts: &PlanOptions,
-    progress: &dyn ProgressSink,
 ) -> Result<Plan, Error> {
-    let (layouts, failures) = gather(source, progress)?;
+    if layouts.is_empty() {
+        return Err(Error::NothingRead { failures });
+    }
+    check_names(&layouts, opts)?;
     let planner = vzplan_plan::Options {
         concat_dim: opts.concat_dim.clone(),
         stack_dim: opts.stack_dim.clone(),
@@ -111,24 +185,59 @@ pub fn plan(
             .transpose()?,
         patch: opts.patch,
     };
-    if layouts.is_empty() {
-        return Err(Error::NothingRead { failures });
+    Ok(vzplan_plan::plan(layouts, &failures, &planner))
+}
+
+/// Gathers the layouts and plans them (and writes the HTML page when asked).
+pub fn plan(
+    source: &Source,
+    opts: &PlanOptions,
+    progress: &dyn ProgressSink,
+) -> Result<Plan, Error> {
+    let g = gather_with_inputs(source, progress)?;
+    let html = opts.html.clone().map(|path| HtmlReport { path });
+    if let Some(h) = &html {
+        write::guard(&h.targets(), false, &g.read)?;
     }
-    let plan = vzplan_plan::plan(layouts, &failures, &planner);
-    if let Some(h) = &opts.html {
-        HtmlReport { path: h.clone() }.write(&plan)?;
+    let plan = plan_layouts(g.layouts, g.failures, opts)?;
+    if let Some(h) = &html {
+        h.write(&plan)?;
     }
     Ok(plan)
 }
 
 /// Plans, applies patches (the one read of source data outside scanning: only the chunks being
-/// patched), and writes every output. Nothing is written when no array can be built.
+/// patched), and writes every output. Before anything is written, every target is checked
+/// ([`write::guard`]); the outputs (and the HTML page) are written beside their targets and
+/// renamed into place together, once all are written. Nothing but the HTML page is written when
+/// no array can be built.
 pub fn build(
     source: &Source,
     opts: &BuildOptions,
     progress: &dyn ProgressSink,
 ) -> Result<BuildReport, Error> {
-    let mut plan = plan(source, &opts.plan, progress)?;
+    let html = opts.plan.html.clone().map(|path| HtmlReport { path });
+    let mut targets: Vec<(&'static str, PathBuf)> =
+        opts.outputs.iter().flat_map(|o| o.targets()).collect();
+    targets.extend(html.iter().flat_map(|h| h.targets()));
+    // Once before scanning, against the paths given (a slip is told at once), once more when
+    // every input is known.
+    let none = Vec::new();
+    let given = match source {
+        Source::Scan { inputs, .. } => &inputs.paths,
+        Source::Layouts { patterns, .. } => patterns,
+        Source::Given { .. } => &none,
+    };
+    let given: Vec<PathBuf> = given.iter().filter_map(|p| write::local_path(p)).collect();
+    write::guard(&targets, opts.force, &given)?;
+    let g = gather_with_inputs(source, progress)?;
+    write::guard(&targets, opts.force, &g.read)?;
+    let mut plan = plan_layouts(g.layouts, g.failures, &opts.plan)?;
+    // The page shows the plan before patching; it is renamed into place with the other outputs.
+    let mut staged = match &html {
+        Some(h) => h.stage(&plan)?,
+        None => Vec::new(),
+    };
     let (mut patched_chunks, mut patched_bytes) = (0, 0);
     if opts.plan.patch {
         let io = source.io();
@@ -141,14 +250,18 @@ pub fn build(
             });
         }
     }
-    if plan.arrays.is_empty() {
+    // A file of only attributes (and dimensions, which have no Zarr object) is still a group
+    // worth writing; no arrays because some were left out is an error.
+    if plan.arrays.is_empty() && (plan.incomplete() || plan.sources.is_empty()) {
+        write::commit(staged)?;
         return Err(Error::NothingBuilt {
             plan: Box::new(plan),
         });
     }
     for o in &opts.outputs {
-        o.write(&plan)?;
+        staged.extend(o.stage(&plan)?);
     }
+    write::commit(staged)?;
     Ok(BuildReport {
         plan,
         patched_chunks,

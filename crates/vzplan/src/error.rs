@@ -52,7 +52,74 @@ pub enum Error {
     Emit(#[from] vzplan_emit::EmitError),
     #[error(transparent)]
     Json(#[from] serde_json::Error),
+    /// Writing an Icechunk repository.
+    #[error(transparent)]
+    Icechunk(#[from] vzplan_icechunk::Error),
     /// `verify`: the refs file cannot be read or is not vzplan's.
     #[error("{path}: {message}")]
     Refs { path: String, message: String },
+    /// An output that would destroy something, or one path given for two outputs.
+    #[error(transparent)]
+    Output(#[from] crate::outputs::OutputError),
+    /// `--var NAME` names no variable of any file.
+    #[error("--var {name}: no such variable; the files have: {}", available.join(", "))]
+    UnknownVar {
+        name: String,
+        available: Vec<String>,
+    },
+    /// `--concat-dim NAME` names no dimension of any file.
+    #[error("--concat-dim {name}: no such dimension; the files have: {}", available.join(", "))]
+    UnknownDim {
+        name: String,
+        available: Vec<String>,
+    },
+}
+
+impl Error {
+    /// The error as a JSON document (what `--json` prints when a run fails): `error` (the message,
+    /// URLs redacted) and `exit_code`, plus the report there is: the plan's report for
+    /// [`Error::NothingBuilt`], the failures for [`Error::NothingRead`].
+    pub fn json(&self) -> serde_json::Value {
+        let mut doc = match self {
+            Error::NothingBuilt { plan } => match vzplan_emit::report::json(plan) {
+                serde_json::Value::Object(m) => m,
+                _ => serde_json::Map::new(),
+            },
+            Error::NothingRead { failures } => {
+                let f: Vec<serde_json::Value> = failures
+                    .iter()
+                    .map(|f| {
+                        serde_json::json!({
+                            "url": vzplan_io::redact(&f.url),
+                            "error": vzplan_io::redact_text(&f.error),
+                        })
+                    })
+                    .collect();
+                serde_json::Map::from_iter([("failures".to_string(), f.into())])
+            }
+            _ => serde_json::Map::new(),
+        };
+        doc.insert(
+            "error".into(),
+            vzplan_io::redact_text(&self.to_string()).into(),
+        );
+        doc.insert("exit_code".into(), self.exit_code().into());
+        serde_json::Value::Object(doc)
+    }
+
+    /// The exit code of a run that ends with this error: 2 for a usage error (what was asked
+    /// cannot mean anything: no inputs, an unknown name, an output that would destroy a file),
+    /// 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        use crate::outputs::OutputError as O;
+        match self {
+            Error::NoInputs
+            | Error::InputsAndLayouts
+            | Error::Shard(_)
+            | Error::UnknownVar { .. }
+            | Error::UnknownDim { .. }
+            | Error::Output(O::IsInput { .. } | O::NotOurs { .. } | O::Twice { .. }) => 2,
+            _ => 1,
+        }
+    }
 }

@@ -51,6 +51,9 @@ pub struct Input {
     pub url: String,
     /// Size and identity when a listing told them.
     pub meta: Option<ObjectMeta>,
+    /// A local path that is not a regular file (a directory, FIFO, socket, device, dangling link,
+    /// link loop), with the reason: left out without being opened.
+    pub rejected: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -87,6 +90,7 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
                     name: l.url.clone(),
                     url: l.url,
                     meta: Some(l.meta),
+                    rejected: None,
                 }));
             } else {
                 let url = vzplan_io::canonical_url(p)?;
@@ -94,19 +98,24 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
                     name: p.clone(),
                     url,
                     meta: None,
+                    rejected: None,
                 });
             }
             continue;
         }
         let local = p.strip_prefix("file://").unwrap_or(p);
-        if std::path::Path::new(local).exists() {
+        // A path that exists as a directory entry (a dangling link or a loop too) is an input
+        // as given; whether it can be read is decided without opening it.
+        if std::fs::symlink_metadata(local).is_ok() {
             out.push(local_input(local));
             continue;
         }
+        // A pattern's matches: directories are not inputs; anything else that is not a regular
+        // file (a FIFO, a dangling link…) is left out by name.
         let mut matches: Vec<PathBuf> = glob::glob(local)
             .map_err(|e| InputError::Pattern(local.to_string(), e.to_string()))?
             .filter_map(Result::ok)
-            .filter(|p| p.is_file())
+            .filter(|p| !p.is_dir())
             .collect();
         if matches.is_empty() {
             return Err(InputError::NoMatch(local.to_string()));
@@ -122,10 +131,20 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
 }
 
 fn local_input(path: &str) -> Input {
+    let p = std::path::Path::new(path);
+    let rejected = vzplan_io::not_regular(p).map(|why| {
+        if p.is_dir() {
+            let glob = p.join("*.nc");
+            format!("{why} — did you mean '{}'?", glob.display())
+        } else {
+            why
+        }
+    });
     Input {
         name: path.to_string(),
-        url: vzplan_io::file_url(std::path::Path::new(path)),
+        url: vzplan_io::file_url(p),
         meta: None,
+        rejected,
     }
 }
 
@@ -163,13 +182,13 @@ pub fn read_text(src: &str, io: &IoOptions) -> Result<String, InputError> {
 }
 
 /// Writes a whole file to a local path (atomically) or an object URL (one PUT).
-pub fn write_bytes(dest: &str, data: Vec<u8>, io: &IoOptions) -> Result<(), InputError> {
+pub fn write_bytes(dest: &str, data: Vec<u8>, io: &IoOptions) -> Result<(), crate::Error> {
     if vzplan_io::is_url(dest) {
         vzplan_io::remote::put_all(dest, data, io)?;
         return Ok(());
     }
     let path = std::path::Path::new(dest);
-    vzplan_emit::write_atomic(path, |w| w.write_all(&data)).map_err(InputError::Write)
+    crate::outputs::write::write_now(path, |w| w.write_all(&data))
 }
 
 /// Why a shard cannot be worked out.

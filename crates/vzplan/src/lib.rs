@@ -15,6 +15,7 @@
 pub mod build;
 mod error;
 pub mod formats;
+pub mod icechunk;
 pub mod inputs;
 pub mod layouts;
 pub mod memory;
@@ -26,6 +27,7 @@ pub mod verify;
 pub use build::{build, plan, BuildOptions, BuildReport, PlanOptions, Source};
 pub use error::Error;
 pub use formats::{FormatError, FormatReader, ReadOptions, FORMATS};
+pub use icechunk::IcechunkOutput;
 pub use inputs::{Input, InputError, Inputs, Shard, ShardError};
 pub use outputs::{HtmlReport, Output, RefsOutput};
 pub use progress::{NoProgress, Progress, ProgressSink};
@@ -35,7 +37,9 @@ pub use verify::{verify, VerifyReport};
 // The types callers need to configure a run and read its result, so that they depend on this
 // crate only.
 pub use vzplan_core::SourceLayout;
-pub use vzplan_io::{CacheConfig, IoError, IoOptions, ObjectMeta, RangeRead, Stats};
+pub use vzplan_io::{
+    redact, redact_text, CacheConfig, IoError, IoOptions, ObjectMeta, RangeRead, Stats,
+};
 pub use vzplan_plan::{Plan, ScanFailure};
 
 /// Reports on a plan, for printing.

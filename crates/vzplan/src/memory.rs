@@ -5,36 +5,44 @@
 use crate::build::Source;
 use crate::{layouts, Error};
 use vzplan_io::IoOptions;
-use vzplan_plan::Plan;
+use vzplan_plan::{Plan, ScanFailure};
 
-/// A [`Source`] from layout lines as `vzplan scan` writes them (one file each; a failure line
-/// is kept as a failure). `io` is how patched chunks are read.
-pub fn source_from_lines<'a>(
-    lines: impl IntoIterator<Item = &'a str>,
-    io: IoOptions,
-) -> Result<Source, Error> {
+/// A [`Source`] from layout lines as `vzplan scan` writes them (one file each). As with
+/// `--from-layouts`, a failure line is kept as a failure and a bad line (not JSON, not a layout,
+/// a URL with credentials) becomes a failure naming its line. `io` is how patched chunks are read.
+pub fn source_from_lines<'a>(lines: impl IntoIterator<Item = &'a str>, io: IoOptions) -> Source {
     let mut ok = Vec::new();
     let mut failed = Vec::new();
     for (n, line) in lines.into_iter().enumerate() {
-        layouts::parse_line(line, &mut ok, &mut failed).map_err(|source| Error::LayoutLine {
-            file: "<layouts>".into(),
-            line: n + 1,
-            source,
-        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match layouts::take(line.as_bytes()) {
+            Ok(Ok(l)) => ok.push(l),
+            Ok(Err(f)) => failed.push(f),
+            Err(why) => failed.push(ScanFailure {
+                url: format!("<layouts>:{}", n + 1),
+                error: format!("<layouts>:{}: {why}", n + 1),
+            }),
+        }
     }
-    Ok(Source::Given {
+    Source::Given {
         layouts: ok,
         failures: failed,
         io,
-    })
+    }
 }
 
-/// The kerchunk refs.json document, byte for byte as [`crate::RefsOutput`] writes it.
-pub fn refs_bytes(plan: &Plan) -> Result<Vec<u8>, Error> {
+/// The kerchunk refs.json document, byte for byte as [`crate::RefsOutput`] writes it (`templates`
+/// as [`crate::RefsOutput::templates`]).
+pub fn refs_bytes(plan: &Plan, templates: bool) -> Result<Vec<u8>, Error> {
     let mut buf = Vec::new();
-    vzplan_emit::write_refs(plan, &mut buf).map_err(|source| vzplan_emit::EmitError::Write {
-        path: "<memory>".into(),
-        source,
+    let opts = vzplan_emit::RefsOptions { templates };
+    vzplan_emit::write_refs_with(plan, opts, &mut buf).map_err(|source| {
+        vzplan_emit::EmitError::Write {
+            path: "<memory>".into(),
+            source,
+        }
     })?;
     Ok(buf)
 }

@@ -63,6 +63,9 @@ pub enum FileError {
     /// Not scanned: an earlier file failed under `fail_fast`.
     #[error("{0}: not scanned: an earlier file failed (--fail-fast)")]
     NotScanned(String),
+    /// Not a regular file (left out without being opened).
+    #[error("{url}: {reason}")]
+    NotRegular { url: String, reason: String },
 }
 
 /// One scanned file.
@@ -92,6 +95,17 @@ pub fn scan_one(r: &dyn RangeRead, opts: &ScanOptions) -> Result<SourceLayout, F
 }
 
 fn scan_input(input: &Input, opts: &ScanOptions) -> Scanned {
+    if let Some(reason) = &input.rejected {
+        return Scanned {
+            input: input.name.clone(),
+            url: input.url.clone(),
+            result: Err(FileError::NotRegular {
+                url: input.url.clone(),
+                reason: reason.clone(),
+            }),
+            stats: Stats::default(),
+        };
+    }
     let (result, stats) = match vzplan_io::open_with_meta(&input.name, input.meta.clone(), &opts.io)
     {
         Ok(r) => {

@@ -24,6 +24,7 @@ fn build_a_collection_into_a_directory() {
     let opts = BuildOptions {
         plan: PlanOptions::default(),
         outputs: vec![Box::new(RefsOutput::new(&refs))],
+        force: false,
     };
     let report = vzplan::build(&scan_source("yearly/*.nc"), &opts, &vzplan::NoProgress).unwrap();
     // Complete: the CLI's exit code 0.
@@ -58,6 +59,7 @@ fn left_out_arrays_make_the_plan_incomplete_and_no_array_writes_nothing() {
     let opts = BuildOptions {
         plan: PlanOptions::default(),
         outputs: vec![Box::new(RefsOutput::new(&refs))],
+        force: false,
     };
     let report = vzplan::build(&scan_source("padded/*.nc"), &opts, &vzplan::NoProgress).unwrap();
     // The CLI's exit code 3: built, with `tas` left out.
@@ -78,6 +80,7 @@ fn left_out_arrays_make_the_plan_incomplete_and_no_array_writes_nothing() {
             ..PlanOptions::default()
         },
         outputs: vec![Box::new(RefsOutput::new(&refs))],
+        force: false,
     };
     match vzplan::build(&source, &opts, &vzplan::NoProgress) {
         Err(e @ Error::NothingBuilt { .. }) => {

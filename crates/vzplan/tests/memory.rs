@@ -21,6 +21,7 @@ fn bytes_in_memory_equal_the_written_files() {
     let opts = BuildOptions {
         plan: PlanOptions::default(),
         outputs: vec![Box::new(RefsOutput::new(&refs))],
+        force: false,
     };
     let source = Source::Scan {
         inputs: inputs("padded/*.nc"),
@@ -28,7 +29,7 @@ fn bytes_in_memory_equal_the_written_files() {
     };
     let report = vzplan::build(&source, &opts, &vzplan::NoProgress).unwrap();
     assert_eq!(
-        vzplan::memory::refs_bytes(&report.plan).unwrap(),
+        vzplan::memory::refs_bytes(&report.plan, true).unwrap(),
         std::fs::read(&refs).unwrap()
     );
     assert_eq!(
@@ -46,8 +47,7 @@ fn layout_lines_plan_like_the_scan() {
         .map(|s| vzplan::layouts::line(s).unwrap())
         .collect();
     let given =
-        vzplan::memory::source_from_lines(lines.iter().map(String::as_str), opts.io.clone())
-            .unwrap();
+        vzplan::memory::source_from_lines(lines.iter().map(String::as_str), opts.io.clone());
     let scan = Source::Scan {
         inputs: inputs("yearly/*.nc"),
         options: opts,
@@ -55,12 +55,24 @@ fn layout_lines_plan_like_the_scan() {
     let a = vzplan::plan(&given, &PlanOptions::default(), &vzplan::NoProgress).unwrap();
     let b = vzplan::plan(&scan, &PlanOptions::default(), &vzplan::NoProgress).unwrap();
     assert_eq!(
-        vzplan::memory::refs_bytes(&a).unwrap(),
-        vzplan::memory::refs_bytes(&b).unwrap()
+        vzplan::memory::refs_bytes(&a, true).unwrap(),
+        vzplan::memory::refs_bytes(&b, true).unwrap()
     );
-    // A line that is not a layout is an error naming its line.
-    let bad = vzplan::memory::source_from_lines(["", "{not json"], Default::default());
-    assert!(matches!(bad, Err(Error::LayoutLine { line: 2, .. })));
+    // A line that is not a layout is a failure naming its line, as in a layouts file.
+    match vzplan::memory::source_from_lines(["", "{not json"], Default::default()) {
+        Source::Given {
+            layouts, failures, ..
+        } => {
+            assert!(layouts.is_empty());
+            assert_eq!(failures.len(), 1);
+            assert!(
+                failures[0].error.starts_with("<layouts>:2: "),
+                "{}",
+                failures[0].error
+            );
+        }
+        _ => panic!("not a Given source"),
+    }
 }
 
 #[test]

@@ -67,7 +67,7 @@ fn tile(
     };
     SourceLayout {
         url: format!("file:///m/{name}"),
-        size: 1 << 16,
+        size: 1 << 24,
         etag: None,
         mtime: None,
         format: Format::Tiff,
@@ -113,7 +113,7 @@ fn aligned_uneven_2x2_is_one_chunk_per_strip() {
     assert_eq!(a.shape, vec![50, 64]);
     assert_eq!(
         a.edges,
-        vec![AxisEdges(vec![10; 5]), AxisEdges(vec![40, 24])]
+        vec![AxisEdges::from(vec![10; 5]), AxisEdges::from(vec![40, 24])]
     );
     assert_eq!(a.chunks.len(), 10);
     // Chunk (3, 1) is the first strip of d.
@@ -184,7 +184,7 @@ fn padded_tiles_only_last_on_their_axis() {
         &mosaic(),
     );
     assert!(kinds(&p).is_empty(), "{:?}", p.findings);
-    assert_eq!(p.arrays[0].edges[1], AxisEdges(vec![16, 16, 16, 16]));
+    assert_eq!(p.arrays[0].edges[1], AxisEdges::from(vec![16, 16, 16, 16]));
     assert_eq!(p.mosaics[0].tiles[1].status, TileStatus::Padded);
 }
 
@@ -337,7 +337,7 @@ fn explicit_layout_places_plain_tiles() {
     };
     let p = super::super::plan(vec![a, b], &[], &opts);
     assert!(kinds(&p).is_empty(), "{:?}", p.findings);
-    assert_eq!(p.arrays[0].edges[1], AxisEdges(vec![40, 24]));
+    assert_eq!(p.arrays[0].edges[1], AxisEdges::from(vec![40, 24]));
     assert!(parse_layout("a 0").is_err());
     assert_eq!(
         parse_layout(r#"[{"path": "x.tif", "row": 3, "col": 4}]"#).unwrap()[0].col,

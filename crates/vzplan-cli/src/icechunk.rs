@@ -1,0 +1,82 @@
+//! `vzplan build … --icechunk REPO [--branch NAME]`: the plan as a commit in an Icechunk
+//! repository (the library's `IcechunkOutput`).
+
+use crate::{exit_for, plan_options, progress, source, Common};
+use clap::Args;
+use vzplan::{BuildOptions, Error};
+
+#[derive(Args)]
+pub struct IcechunkArgs {
+    /// Write an Icechunk repository instead of refs.json (a new commit when it exists): a local
+    /// directory or s3://bucket/prefix, gs://…, az://… (same endpoint/credential options as inputs).
+    #[arg(long, value_name = "REPO", conflicts_with = "output")]
+    pub icechunk: Option<String>,
+    /// The branch to commit on (created from main when missing).
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "main",
+        requires = "icechunk"
+    )]
+    pub branch: String,
+}
+
+pub fn build(common: &Common, args: &IcechunkArgs, json: bool) -> Result<u8, Error> {
+    let repo = args.icechunk.as_deref().unwrap_or_default();
+    let out = vzplan::IcechunkOutput::new(repo, &args.branch, common.scan.io.options())?;
+    let target = out.target.display();
+    let out = std::sync::Arc::new(out);
+    let opts = BuildOptions {
+        plan: plan_options(common),
+        outputs: vec![Box::new(Shared(out.clone()))],
+        force: false,
+    };
+    let term = progress::Terminal::new(common.scan.stats);
+    let report = vzplan::build(&source(common)?, &opts, &term)?;
+    let plan = &report.plan;
+    let Some(c) = out.committed() else {
+        return Ok(exit_for(plan));
+    };
+    if json {
+        let mut r = vzplan::report::json(plan);
+        if let Some(o) = r.as_object_mut() {
+            o.insert(
+                "icechunk".into(),
+                serde_json::json!({
+                    "repository": target,
+                    "branch": c.branch,
+                    "snapshot": c.snapshot,
+                    "created": c.created,
+                    "virtual_refs": c.virtual_refs,
+                    "native_chunks": c.native_chunks,
+                    "virtual_chunk_containers": c.containers,
+                }),
+            );
+        }
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        print!("{}", vzplan::report::text(plan));
+        println!(
+            "committed {} on {} of {} ({} virtual refs, {} native chunks; containers: {})",
+            c.snapshot,
+            c.branch,
+            target,
+            c.virtual_refs,
+            c.native_chunks,
+            c.containers.join(", ")
+        );
+    }
+    Ok(exit_for(plan))
+}
+
+/// The output handed to the build, kept by the caller to read what was committed.
+struct Shared(std::sync::Arc<vzplan::IcechunkOutput>);
+
+impl vzplan::Output for Shared {
+    fn kind(&self) -> &'static str {
+        self.0.kind()
+    }
+    fn write(&self, plan: &vzplan::Plan) -> Result<(), Error> {
+        self.0.write(plan)
+    }
+}

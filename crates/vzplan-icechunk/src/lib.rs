@@ -1,0 +1,108 @@
+//! Writes a vzplan [`Plan`] into an [Icechunk](https://icechunk.io) repository, as a new commit.
+//!
+//! - Every referenced chunk is a *virtual* reference (location, offset, length) with the source's
+//!   ETag (object storage) or modification time (local files) as its checksum, so that Icechunk
+//!   refuses to read a chunk whose source changed after the build.
+//! - Inline data (coordinates, `--patch`ed chunks) goes in as native chunks.
+//! - The repository config declares one virtual chunk container per source prefix (the source
+//!   URL up to its last `/`), so readers authorise exactly those.
+//! - The Zarr v3 metadata is the one `vzplan-emit` writes, except that a rectilinear grid lists
+//!   every axis (Icechunk 2.3 refuses a bare integer in `chunk_shapes`).
+//!
+//! A build replaces the whole hierarchy on the branch: the previous content is cleared in the
+//! same commit, so the branch history keeps every earlier build. A commit racing another one on
+//! the same branch fails ([`Error::Conflict`]) instead of being rebased.
+
+mod containers;
+mod meta;
+mod target;
+mod write;
+
+pub use containers::{container_prefix, source_checksum};
+pub use meta::{array_json, list_chunk_shapes};
+pub use target::Target;
+
+use vzplan_plan::Plan;
+
+/// How to write.
+#[derive(Clone, Debug)]
+pub struct IcechunkOptions {
+    /// The branch to commit on (created from `main` when missing).
+    pub branch: String,
+    /// The commit message.
+    pub message: String,
+    /// Endpoint, region, anonymous access: the same options as for reading inputs. They reach
+    /// the repository's storage and the S3 virtual chunk containers' declaration; credentials
+    /// come from the environment and are never stored.
+    pub io: vzplan_io::IoOptions,
+}
+
+impl Default for IcechunkOptions {
+    fn default() -> Self {
+        IcechunkOptions {
+            branch: "main".into(),
+            message: "vzplan build".into(),
+            io: vzplan_io::IoOptions::default(),
+        }
+    }
+}
+
+/// What a write produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Committed {
+    /// The new snapshot's id.
+    pub snapshot: String,
+    pub branch: String,
+    /// The repository did not exist before.
+    pub created: bool,
+    pub arrays: usize,
+    pub virtual_refs: u64,
+    pub native_chunks: u64,
+    /// The URL prefixes of the virtual chunk containers the data needs (sorted).
+    pub containers: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{target}: not a repository location: {reason}")]
+    Target { target: String, reason: String },
+    #[error("{target}: {reason}")]
+    Storage { target: String, reason: String },
+    #[error("{target}: {reason}")]
+    Repository { target: String, reason: String },
+    #[error("{url}: cannot declare a virtual chunk container for it: {reason}")]
+    Container { url: String, reason: String },
+    #[error("{url}: unusable modification time {mtime:?} as a chunk checksum: {reason}")]
+    Checksum {
+        url: String,
+        mtime: String,
+        reason: String,
+    },
+    #[error("{key}: cannot write: {reason}")]
+    Write { key: String, reason: String },
+    #[error(
+        "branch {branch:?} moved while this build was being written (another commit landed \
+         first); nothing was committed — run the build again"
+    )]
+    Conflict { branch: String },
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+}
+
+/// Writes `plan` into the repository at `target` as one new commit on `opts.branch`, creating
+/// the repository when there is none.
+pub fn write(plan: &Plan, target: &Target, opts: &IcechunkOptions) -> Result<Committed, Error> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("vzplan-icechunk")
+        .enable_all()
+        .build()
+        .map_err(Error::Runtime)?;
+    rt.block_on(async {
+        let prepared = write::prepare(plan, target, opts).await?;
+        write::commit(prepared, &opts.message).await
+    })
+}
+
+#[cfg(test)]
+mod tests;

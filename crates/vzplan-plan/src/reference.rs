@@ -1,0 +1,207 @@
+//! The first file is never special. What every file must agree on (the concat dimension, an
+//! array's dims, cuts, dtype, codecs, fill, the concat coordinate's units) is taken from the
+//! majority of the files, ties going to the earliest; findings name the odd files and say what the
+//! others have. A file that cannot be read whole (an array the majority of the files have readable
+//! is a reader problem in it: failed checksums, a truncated file) is left out as a file, so one bad
+//! file never costs the good files' results.
+
+use crate::{Finding, FindingKind};
+use std::collections::HashMap;
+use vzplan_core::{ArrayLayout, Codec, SourceLayout};
+
+/// The index of the most common item (ties: the earliest) and how many items equal it.
+pub(crate) fn majority<T: PartialEq>(items: &[T]) -> Option<(usize, usize)> {
+    let mut best: Option<(usize, usize)> = None;
+    for (i, x) in items.iter().enumerate() {
+        if items[..i].contains(x) {
+            continue;
+        }
+        let n = items.iter().filter(|y| *y == x).count();
+        if best.is_none_or(|(_, m)| n > m) {
+            best = Some((i, n));
+        }
+    }
+    best
+}
+
+/// How findings name the files an odd one is compared with.
+pub(crate) fn others(n: usize) -> String {
+    match n {
+        1 => "the other file".to_string(),
+        n => format!("the {n} other files"),
+    }
+}
+
+/// Leaves out, as files, the layouts with a reader problem on an array that more files have
+/// readable than not; each becomes a `file_error` finding with the reader's reason.
+pub(crate) fn drop_unreadable(
+    layouts: Vec<SourceLayout>,
+    findings: &mut Vec<Finding>,
+) -> Vec<SourceLayout> {
+    let mut readable: HashMap<&str, usize> = HashMap::new();
+    let mut broken: HashMap<&str, usize> = HashMap::new();
+    for l in &layouts {
+        for a in &l.arrays {
+            *readable.entry(a.path.as_str()).or_insert(0) += 1;
+        }
+        for p in &l.problems {
+            *broken.entry(p.path.as_str()).or_insert(0) += 1;
+        }
+    }
+    let odd: Vec<Option<String>> = layouts
+        .iter()
+        .map(|l| {
+            l.problems.iter().find_map(|p| {
+                let good = readable.get(p.path.as_str()).copied().unwrap_or(0);
+                let bad = broken.get(p.path.as_str()).copied().unwrap_or(0);
+                (good > bad).then(|| {
+                    format!(
+                        "cannot be read whole: '{}': {}; {good} other file(s) have it readable",
+                        p.path, p.reason
+                    )
+                })
+            })
+        })
+        .collect();
+    let mut kept = Vec::with_capacity(layouts.len());
+    for (l, why) in layouts.into_iter().zip(odd) {
+        match why {
+            Some(why) => findings.push(
+                Finding::error(FindingKind::FileError, why)
+                    .file(&l.url)
+                    .fix("check or replace the file; the other files were planned without it"),
+            ),
+            None => kept.push(l),
+        }
+    }
+    kept
+}
+
+/// The concat dimension most files suggest: each file's first unlimited dimension, else `time`
+/// if one of its arrays has it.
+pub(crate) fn infer_concat_dim(layouts: &[SourceLayout]) -> Option<String> {
+    let votes: Vec<Option<String>> = layouts.iter().map(concat_dim_of).collect();
+    let present: Vec<String> = votes.into_iter().flatten().collect();
+    let (i, _) = majority(&present)?;
+    present.get(i).cloned()
+}
+
+fn concat_dim_of(l: &SourceLayout) -> Option<String> {
+    for a in &l.arrays {
+        if let Some(d) = a.dims.iter().find(|d| d.unlimited) {
+            return Some(d.name.clone());
+        }
+    }
+    l.arrays
+        .iter()
+        .flat_map(|a| a.dims.iter())
+        .find(|d| d.name == "time")
+        .map(|d| d.name.clone())
+}
+
+/// What must match across files, ignoring the concat axis `k`: compared as a whole to find the
+/// majority, then field by field by [`difference`] to say what differs.
+#[derive(PartialEq)]
+struct Signature<'a> {
+    dims: Vec<&'a str>,
+    shape: Vec<u64>,
+    block: Option<Vec<u64>>,
+    dtype: vzplan_core::DType,
+    rest: Option<(&'a [Codec], &'a Option<Vec<u8>>)>,
+    values: Option<&'a [u8]>,
+}
+
+fn signature(a: &ArrayLayout, k: Option<usize>) -> Signature<'_> {
+    let inline = a.values.is_some();
+    let skip = |v: &[u64]| -> Vec<u64> {
+        v.iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != k)
+            .map(|(_, x)| *x)
+            .collect()
+    };
+    Signature {
+        dims: a.dim_names(),
+        shape: skip(&a.shape),
+        block: (!inline).then(|| skip(&a.chunks.block)),
+        dtype: a.dtype,
+        rest: (!inline).then_some((a.codecs.as_slice(), &a.fill_value)),
+        values: a.values.as_deref().filter(|_| k.is_none()),
+    }
+}
+
+/// The reference among `present` (position in it) and how many files match it.
+pub(crate) fn reference(present: &[(usize, &ArrayLayout)], k: Option<usize>) -> (usize, usize) {
+    let sigs: Vec<Signature> = present.iter().map(|(_, a)| signature(a, k)).collect();
+    majority(&sigs).unwrap_or((0, present.len()))
+}
+
+/// What differs between `a` (one file) and `b` (the reference, which `than` names), ignoring the
+/// concat axis `k`.
+pub(crate) fn difference(
+    a: &ArrayLayout,
+    b: &ArrayLayout,
+    k: Option<usize>,
+    than: &str,
+) -> Option<String> {
+    // Coordinates read whole are written inline: their storage (chunks, codecs, fill) is moot.
+    let inline = a.values.is_some() && b.values.is_some();
+    if a.dim_names() != b.dim_names() {
+        return Some(format!(
+            "dimensions ({}) differ from ({}) in {than}",
+            a.dim_names().join(", "),
+            b.dim_names().join(", ")
+        ));
+    }
+    for i in 0..a.shape.len() {
+        if Some(i) == k {
+            continue;
+        }
+        if a.shape.get(i) != b.shape.get(i) {
+            return Some(format!(
+                "length {} along '{}' differs from {} in {than}",
+                a.shape[i],
+                a.dims[i].name,
+                b.shape.get(i).copied().unwrap_or(0)
+            ));
+        }
+        if !inline && a.chunks.block.get(i) != b.chunks.block.get(i) {
+            return Some(format!(
+                "chunk shape {:?} differs from {:?} in {than} along '{}'",
+                a.chunks.block, b.chunks.block, a.dims[i].name
+            ));
+        }
+    }
+    if a.dtype != b.dtype {
+        return Some(format!(
+            "dtype {} differs from {} in {than}",
+            a.dtype.numpy_str(),
+            b.dtype.numpy_str()
+        ));
+    }
+    if inline {
+        return (k.is_none() && a.values != b.values)
+            .then(|| format!("coordinate values differ from those in {than}"));
+    }
+    if a.codecs != b.codecs {
+        let names = |c: &[Codec]| {
+            if c.is_empty() {
+                "none".to_string()
+            } else {
+                c.iter()
+                    .map(|c| c.to_json().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        return Some(format!(
+            "codecs [{}] differ from [{}] in {than}",
+            names(&a.codecs),
+            names(&b.codecs)
+        ));
+    }
+    if a.fill_value != b.fill_value {
+        return Some(format!("fill value differs from the one in {than}"));
+    }
+    None
+}

@@ -1,0 +1,132 @@
+//! Outputs: where a [`Plan`] is written. Each is one [`Output`]; a new kind of store (Icechunk)
+//! is one more implementation. Files are written by [`write`]: checked first, staged beside their
+//! target, and renamed into place only when every output of the run is written.
+
+pub mod write;
+
+use crate::Error;
+use std::path::{Path, PathBuf};
+use vzplan_plan::Plan;
+
+pub use vzplan_emit::zarr_json_path;
+pub use write::{OutputError, Staged};
+
+/// Writes a plan somewhere.
+pub trait Output {
+    /// What is written, for messages ("refs.json", "HTML report").
+    fn kind(&self) -> &'static str;
+    fn write(&self, plan: &Plan) -> Result<(), Error>;
+    /// The local files this output writes, each with what it is: checked before the run writes
+    /// anything (not over an input, not over a file that is not a vzplan output).
+    fn targets(&self) -> Vec<(&'static str, PathBuf)> {
+        Vec::new()
+    }
+    /// Writes everything but the final renames, which [`write::commit`] does once every output
+    /// is staged. By default the output is written at once (a store with its own commit).
+    fn stage(&self, plan: &Plan) -> Result<Vec<Staged>, Error> {
+        self.write(plan)?;
+        Ok(Vec::new())
+    }
+}
+
+/// kerchunk `refs.json` (streamed) plus, unless turned off, the consolidated Zarr v3 `zarr.json`
+/// beside it; both renamed into place together.
+#[derive(Clone, Debug)]
+pub struct RefsOutput {
+    pub refs: PathBuf,
+    /// Where the consolidated `zarr.json` goes; None: not written.
+    pub zarr_json: Option<PathBuf>,
+    /// kerchunk v1 templates for the source URLs (false: full URLs in every reference, for
+    /// readers that ignore templates, such as VirtualiZarr's KerchunkJSONParser and GDAL).
+    pub templates: bool,
+}
+
+impl RefsOutput {
+    /// `refs.json` with its `zarr.json` at the default place ([`default_zarr_json`]).
+    pub fn new(refs: impl Into<PathBuf>) -> Self {
+        let refs = refs.into();
+        let zarr_json = default_zarr_json(&refs);
+        RefsOutput {
+            refs,
+            zarr_json,
+            templates: true,
+        }
+    }
+}
+
+impl Output for RefsOutput {
+    fn kind(&self) -> &'static str {
+        "refs.json"
+    }
+
+    fn write(&self, plan: &Plan) -> Result<(), Error> {
+        write::commit(self.stage(plan)?)
+    }
+
+    fn targets(&self) -> Vec<(&'static str, PathBuf)> {
+        let mut t = vec![("refs.json", self.refs.clone())];
+        if let Some(z) = &self.zarr_json {
+            t.push(("zarr.json", z.clone()));
+        }
+        t
+    }
+
+    fn stage(&self, plan: &Plan) -> Result<Vec<Staged>, Error> {
+        let opts = vzplan_emit::RefsOptions {
+            templates: self.templates,
+        };
+        let mut staged = vec![write::stage(&self.refs, |w| {
+            vzplan_emit::write_refs_with(plan, opts, w)
+        })?];
+        if let Some(z) = &self.zarr_json {
+            staged.push(stage_zarr_json(plan, z)?);
+        }
+        Ok(staged)
+    }
+}
+
+/// Where `zarr.json` goes by default: beside refs.json (`refs.json` → `refs.zarr.json`); none
+/// when refs.json goes to standard output (`-`).
+pub fn default_zarr_json(refs: &Path) -> Option<PathBuf> {
+    (refs.as_os_str() != "-").then(|| vzplan_emit::zarr_json_path(refs))
+}
+
+fn stage_zarr_json(plan: &Plan, path: &Path) -> Result<Staged, Error> {
+    let doc = vzplan_emit::zarr::consolidated_json(plan);
+    write::stage(path, |w| {
+        serde_json::to_writer_pretty(&mut *w, &doc)?;
+        writeln!(w)
+    })
+}
+
+/// The consolidated `zarr.json` document alone.
+pub fn write_zarr_json(plan: &Plan, path: &Path) -> Result<(), Error> {
+    write::commit(vec![stage_zarr_json(plan, path)?])
+}
+
+/// The plan as one self-contained HTML page (a report, written even when nothing is built).
+#[derive(Clone, Debug)]
+pub struct HtmlReport {
+    pub path: PathBuf,
+}
+
+impl Output for HtmlReport {
+    fn kind(&self) -> &'static str {
+        "HTML report"
+    }
+
+    fn write(&self, plan: &Plan) -> Result<(), Error> {
+        write::commit(self.stage(plan)?)
+    }
+
+    fn targets(&self) -> Vec<(&'static str, PathBuf)> {
+        vec![("HTML report", self.path.clone())]
+    }
+
+    fn stage(&self, plan: &Plan) -> Result<Vec<Staged>, Error> {
+        let page = vzplan_emit::html::page(plan);
+        Ok(vec![write::stage(&self.path, |w| {
+            w.write_all(page.as_bytes())
+        })?])
+    }
+}
