@@ -246,38 +246,6 @@ def _remote_protocol(refs: Mapping[str, Any]) -> str:
     return "file"
 
 
-def xarray_fill_value(meta: dict[str, Any]) -> bool:
-    """xarray reads a Zarr v3 array's ``_FillValue`` attribute in its own encoding (floats as
-    base64 of the little-endian double; VirtualiZarr's parsers write it so too); a plain number
-    there makes it raise. Re-encodes such an attribute in ``meta``; True when it did."""
-    import numpy as np
-    from xarray.backends.zarr import FillValueCoder
-
-    attrs = meta.get("attributes") or {}
-    fv = attrs.get("_FillValue")
-    if meta.get("node_type") != "array" or fv is None or isinstance(fv, str):
-        return False
-    try:
-        dtype = np.dtype(meta["data_type"])
-    except TypeError:
-        return False
-    if dtype.kind not in "fc":
-        return False
-    attrs["_FillValue"] = FillValueCoder.encode(fv, dtype)
-    return True
-
-
-def _xarray_fill_values(refs: dict[str, Any]) -> dict[str, Any]:
-    """Every array's ``_FillValue`` as xarray reads it (only the metadata handed to xarray
-    changes; the refs written are the CLI's)."""
-    for key, value in refs["refs"].items():
-        if key.endswith("zarr.json") and isinstance(value, str):
-            meta = json.loads(value)
-            if xarray_fill_value(meta):
-                refs["refs"][key] = json.dumps(meta)
-    return refs
-
-
 def open_dataset(
     paths: Any,
     *,
@@ -316,7 +284,7 @@ def open_dataset(
     )
     for f in report.findings:
         warnings.warn(f["text"] or f["message"], FindingWarning, stacklevel=2)
-    refs = _xarray_fill_values(report.refs())
+    refs = report.refs()
     zarr.config.set({"array.rectilinear_chunks": True})
     protocol = _remote_protocol(refs)
     fs = fsspec.filesystem(

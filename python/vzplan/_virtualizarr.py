@@ -8,7 +8,7 @@ import math
 import re
 from typing import Any
 
-from ._api import _run, xarray_fill_value
+from ._api import _run
 
 _TEMPLATE = re.compile(r"\{\{(\w+)\}\}")
 
@@ -102,7 +102,6 @@ class VirtualiZarrParser:
             if meta.get("node_type") == "group":
                 node(path)["attributes"] = meta.get("attributes", {})
                 continue
-            xarray_fill_value(meta)
             chunk = _regular_grid(meta)
             meta["chunk_grid"] = {"name": "regular", "configuration": {"chunk_shape": chunk}}
             grid = tuple(math.ceil(s / c) if c else 1 for s, c in zip(meta["shape"], chunk))
