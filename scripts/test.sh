@@ -31,6 +31,11 @@ echo "== mosaics: read-back of the mosaic cases, HTML report in headless chromiu
 .venv/bin/python scripts/readback.py --vzplan target/debug/vzplan --cases testdata/mosaic/cases.json
 bash scripts/setup-chromium.sh
 .venv/bin/python scripts/html_check.py --vzplan target/debug/vzplan
+echo "== Python package: built into .venv (maturin develop), pytest python/tests"
+# Against the CLI (byte-identical builds), xarray's open_mfdataset, a 2-worker Dask LocalCluster
+# and VirtualiZarr. pytest's exit code 5 (no test collected) fails this script like any failure.
+VIRTUAL_ENV="$root/.venv" .venv/bin/maturin develop --quiet
+VZPLAN_CLI="$root/target/debug/vzplan" .venv/bin/python -m pytest -q python/tests
 echo "== real-world sweep: GDAL / nccopy / h5repack variants, each built alone and read back (virtual-tiff installed too)"
 bash scripts/realworld/setup-venv.sh
 bash scripts/realworld/make.sh .venv-realworld/bin/python

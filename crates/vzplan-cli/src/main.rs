@@ -205,6 +205,7 @@ fn scan_options(a: &ScanArgs) -> ScanOptions {
         chunk_bytes: a.chunk_bytes,
         io: a.io.options(),
         fail_fast: a.fail_fast,
+        cancel: None,
     }
 }
 

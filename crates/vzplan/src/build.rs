@@ -24,6 +24,12 @@ pub enum Source {
         patterns: Vec<String>,
         io: IoOptions,
     },
+    /// Layouts already in hand (e.g. scanned on other machines; see [`crate::memory`]).
+    Given {
+        layouts: Vec<SourceLayout>,
+        failures: Vec<ScanFailure>,
+        io: IoOptions,
+    },
 }
 
 impl Source {
@@ -31,7 +37,7 @@ impl Source {
     pub fn io(&self) -> &IoOptions {
         match self {
             Source::Scan { options, .. } => &options.io,
-            Source::Layouts { io, .. } => io,
+            Source::Layouts { io, .. } | Source::Given { io, .. } => io,
         }
     }
 }
@@ -104,6 +110,9 @@ fn gather_with_inputs(source: &Source, progress: &dyn ProgressSink) -> Result<Ga
             let (l, f) = scan::split(scan::scan(inputs, options, progress)?);
             (l, f, Vec::new())
         }
+        Source::Given {
+            layouts, failures, ..
+        } => (layouts.clone(), failures.clone(), Vec::new()),
     };
     read.extend(layouts.iter().filter_map(|l| write::local_path(&l.url)));
     read.extend(failures.iter().filter_map(|f| write::local_path(&f.url)));
@@ -213,9 +222,11 @@ pub fn build(
     targets.extend(html.iter().flat_map(|h| h.targets()));
     // Once before scanning, against the paths given (a slip is told at once), once more when
     // every input is known.
+    let none = Vec::new();
     let given = match source {
         Source::Scan { inputs, .. } => &inputs.paths,
         Source::Layouts { patterns, .. } => patterns,
+        Source::Given { .. } => &none,
     };
     let given: Vec<PathBuf> = given.iter().filter_map(|p| write::local_path(p)).collect();
     write::guard(&targets, opts.force, &given)?;

@@ -18,6 +18,9 @@ pub enum Error {
     /// `fail_fast`: the first file that failed, and how many were not scanned.
     #[error("{first}\nstopped (--fail-fast); {skipped} file(s) not scanned")]
     FailFast { first: String, skipped: usize },
+    /// The caller set [`crate::ScanOptions::cancel`].
+    #[error("cancelled")]
+    Cancelled,
     /// Every input failed to scan; each failure is carried for the caller to show.
     #[error("no input could be read")]
     NothingRead { failures: Vec<ScanFailure> },

@@ -105,7 +105,7 @@ pub fn read(
 }
 
 /// One line: a layout, or a recorded failure; Err: why the line is bad.
-fn take(line: &[u8]) -> Result<Result<SourceLayout, ScanFailure>, String> {
+pub(crate) fn take(line: &[u8]) -> Result<Result<SourceLayout, ScanFailure>, String> {
     if let Ok(f) = serde_json::from_slice::<FailedLine>(line) {
         return Ok(Err(ScanFailure {
             url: vzplan_io::redact(&f.url),

@@ -18,6 +18,7 @@ pub mod formats;
 pub mod icechunk;
 pub mod inputs;
 pub mod layouts;
+pub mod memory;
 pub mod outputs;
 mod progress;
 pub mod scan;

@@ -10,6 +10,7 @@ use crate::inputs::{Input, Inputs};
 use crate::progress::{Progress, ProgressSink};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use vzplan_core::SourceLayout;
 use vzplan_io::{IoError, IoOptions, RangeRead, Stats};
 use vzplan_plan::ScanFailure;
@@ -27,6 +28,17 @@ pub struct ScanOptions {
     pub io: IoOptions,
     /// Stop at the first file that fails (the rest are not scanned).
     pub fail_fast: bool,
+    /// Set from elsewhere (a binding's Ctrl-C) to stop: files not started are not scanned and
+    /// [`scan`] returns [`crate::Error::Cancelled`].
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl ScanOptions {
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
 }
 
 impl Default for ScanOptions {
@@ -36,6 +48,7 @@ impl Default for ScanOptions {
             chunk_bytes: ReadOptions::default().chunk_bytes,
             io: IoOptions::default(),
             fail_fast: false,
+            cancel: None,
         }
     }
 }
@@ -117,6 +130,9 @@ pub fn scan(
 ) -> Result<Vec<Scanned>, crate::Error> {
     let files = inputs.expand(&opts.io)?;
     let scanned = scan_all(&files, opts, progress);
+    if opts.cancelled() {
+        return Err(crate::Error::Cancelled);
+    }
     first_failure(&scanned, opts)?;
     Ok(scanned)
 }
@@ -131,7 +147,7 @@ pub fn scan_all(inputs: &[Input], opts: &ScanOptions, progress: &dyn ProgressSin
         inputs
             .par_iter()
             .map(|input| {
-                let scanned = if stop.load(Ordering::Relaxed) {
+                let scanned = if stop.load(Ordering::Relaxed) || opts.cancelled() {
                     Scanned {
                         input: input.name.clone(),
                         url: input.url.clone(),
