@@ -10,6 +10,7 @@
 //! Exit codes: 0 everything built; 1 error; 2 usage; 3 built, but something was left out.
 
 mod icechunk;
+mod info;
 mod io_args;
 mod progress;
 
@@ -84,6 +85,17 @@ enum Cmd {
         /// The number of shards N, with --shard-from-env.
         #[arg(long, value_name = "N", requires = "shard_from_env")]
         shard_count: Option<usize>,
+    },
+    /// Show each file's layout: format, variables, chunks, codecs, fill values, padded edges.
+    Info {
+        /// Files or object URLs.
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Print one JSON document: a list, one object per file.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        io: io_args::IoArgs,
     },
     /// Check that the sources referenced by OUT.json are unchanged (size and mtime/ETag).
     Verify {
@@ -170,7 +182,10 @@ fn main() -> ExitCode {
         }
     };
     let json = match &cli.cmd {
-        Cmd::Build { json, .. } | Cmd::Plan { json, .. } | Cmd::Verify { json, .. } => *json,
+        Cmd::Build { json, .. }
+        | Cmd::Plan { json, .. }
+        | Cmd::Verify { json, .. }
+        | Cmd::Info { json, .. } => *json,
         Cmd::Scan { .. } => false,
     };
     match run(cli) {
@@ -315,6 +330,7 @@ fn run(cli: Cli) -> Result<u8, Error> {
             );
             Ok(if failed > 0 { 3 } else { 0 })
         }
+        Cmd::Info { files, json, io } => Ok(info::run(&files, json, io.options())),
         Cmd::Verify { refs, json, io } => {
             let r = vzplan::verify(&refs, &io.options())?;
             if json {

@@ -1,0 +1,38 @@
+//! `vzplan info FILE... [--json]`: printing only; the description is built by `vzplan::info`.
+
+use vzplan::{IoOptions, ScanOptions};
+
+/// Shows each file; returns the exit code: 0 all shown, 3 some shown, 1 none.
+pub fn run(files: &[String], json: bool, io: IoOptions) -> u8 {
+    let opts = ScanOptions {
+        io,
+        ..ScanOptions::default()
+    };
+    let mut shown = Vec::new();
+    let mut failed = 0usize;
+    for f in files {
+        match vzplan::info(f, &opts) {
+            Ok(i) => {
+                if !json {
+                    print!("{}", vzplan::info::text(&i));
+                }
+                shown.push(i);
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
+            }
+        }
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&shown).unwrap_or_default()
+        );
+    }
+    match (shown.is_empty(), failed) {
+        (true, _) => 1,
+        (false, 0) => 0,
+        (false, _) => 3,
+    }
+}
