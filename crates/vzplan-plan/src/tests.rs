@@ -2,7 +2,11 @@
 //! tests and the read-back check cover the whole pipeline).
 
 use super::*;
-use vzplan_core::{ChunkEntry, ChunkTable, Dim, Endian, Format, Kind};
+use serde_json::Map;
+use vzplan_core::{
+    ArrayLayout, ChunkData, ChunkEntry, ChunkTable, Codec, DType, Dim, EdgeStorage, Endian, Format,
+    Kind, SourceLayout,
+};
 
 const F4: DType = DType::new(Kind::Float, 4, Endian::Little);
 const F8: DType = DType::new(Kind::Float, 8, Endian::Little);

@@ -28,10 +28,10 @@
 // Loops over the two mosaic axes index several per-axis arrays at once.
 #![allow(clippy::needless_range_loop)]
 
-use super::{
-    base_plan, check_masks, display_file, inline_coord, single, strip_url_prefix, validate,
-    ArrayPlan, Finding, FindingKind, Options, Plan, PlannedChunk, Severity,
-};
+use crate::combine::place::{base_plan, inline_coord};
+use crate::combine::single::single;
+use crate::rules::{grid::validate, masks::check_masks, padded::own_axis};
+use crate::{display_file, ArrayPlan, Finding, FindingKind, Options, Plan, PlannedChunk, Severity};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -454,7 +454,7 @@ fn row_bytes(a: &ArrayLayout, k: usize) -> u64 {
 
 /// Plans a mosaic: called by [`super::plan`] when `--mosaic` (or a layout) is given.
 pub(crate) fn plan(layouts: Vec<SourceLayout>, opts: &Options, p: &mut Plan) {
-    super::common_metadata(&layouts, p);
+    crate::combine::common_metadata(&layouts, p);
     let Some((rows, cols)) = layouts.iter().flat_map(|l| &l.arrays).find_map(|a| {
         mosaic_dims(a).map(|(ky, kx)| (a.dims[ky].name.clone(), a.dims[kx].name.clone()))
     }) else {
@@ -650,7 +650,6 @@ pub(crate) fn plan(layouts: Vec<SourceLayout>, opts: &Options, p: &mut Plan) {
             _ => p.left_out.push(path.clone()),
         }
     }
-    let _ = strip_url_prefix;
 }
 
 /// A coordinate along a mosaic axis: the tiles' values placed at their offsets, the gaps filled
@@ -1205,7 +1204,7 @@ fn mosaic_array(
             }));
             continue;
         }
-        p.edges.push(super::own_axis(a0, i));
+        p.edges.push(own_axis(a0, i));
     }
     if let Some(t0) = tiles.first() {
         mosaic_attrs(&mut p.attrs, t0, shape);

@@ -1,0 +1,124 @@
+//! What the planner returns: the [`Plan`] with its arrays, chunks and patches, and the
+//! [`Options`] that shape it. Plain data; the emitters (`vzplan-emit`) write it out.
+
+use crate::mosaic::{LayoutEntry, MosaicView};
+use crate::{Finding, FindingKind};
+use serde_json::{Map, Value};
+use vzplan_core::{AxisEdges, ChunkData, Codec, DType, GroupLayout};
+
+/// How to combine the files.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The dimension to concatenate along; default: the unlimited dimension, else `time`.
+    pub concat_dim: Option<String>,
+    /// Stack the files along a new leading dimension of this name instead.
+    pub stack_dim: Option<String>,
+    /// Only these variables (and the coordinate variables of their dimensions).
+    pub vars: Vec<String>,
+    /// Place the files side by side in 2-D (a mosaic) by their georeferencing.
+    pub mosaic: bool,
+    /// Place the files of a mosaic at these offsets instead (implies `mosaic`).
+    pub mosaic_layout: Option<Vec<LayoutEntry>>,
+    /// Repair instead of refusing: chunks stored padded in the middle, or with filters skipped,
+    /// are planned as [`Patch`]es (materialised inline by `vzplan-patch`).
+    pub patch: bool,
+}
+
+/// A source file as the output references it (template `u{index}`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SourceRef {
+    pub url: String,
+    pub size: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtime: Option<String>,
+}
+
+/// One chunk of a planned array: its grid key and its bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedChunk {
+    pub key: Vec<u64>,
+    /// Index into [`Plan::sources`] (meaningless for inline data).
+    pub source: usize,
+    pub data: ChunkData,
+}
+
+/// One output array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayPlan {
+    pub path: String,
+    pub dims: Vec<String>,
+    pub shape: Vec<u64>,
+    pub dtype: DType,
+    pub fill_value: Option<Vec<u8>>,
+    pub attrs: Map<String, Value>,
+    pub codecs: Vec<Codec>,
+    /// Chunk edge lengths per axis.
+    pub edges: Vec<AxisEdges>,
+    pub chunks: Vec<PlannedChunk>,
+    /// How many files contribute chunks.
+    pub files: usize,
+    /// Coordinate values (decoded, dtype byte order) when the array is a coordinate written inline.
+    pub values: Option<Vec<u8>>,
+    /// Chunks to materialise inline (`--patch`) before the plan is written.
+    pub patches: Vec<Patch>,
+}
+
+/// A chunk that cannot be referenced as it is stored: read it, decode it, keep its leading
+/// `keep` sub-block, re-encode it with the array's codecs, and write it inline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Patch {
+    /// Index into [`ArrayPlan::chunks`]; that chunk's data is the stored byte range.
+    pub chunk: usize,
+    /// Filters skipped when the block was stored (bit i = codec i).
+    pub skipped: u32,
+    /// The block's shape as stored (decoded).
+    pub stored: Vec<u64>,
+    /// The leading sub-block to keep (equal to `stored` when nothing is cut).
+    pub keep: Vec<u64>,
+}
+
+/// The result of planning: what will be written, and what will not and why.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub sources: Vec<SourceRef>,
+    pub concat_dim: Option<String>,
+    pub stack_dim: Option<String>,
+    pub attrs: Map<String, Value>,
+    pub groups: Vec<GroupLayout>,
+    pub arrays: Vec<ArrayPlan>,
+    /// Arrays left out, each with at least one error finding.
+    pub left_out: Vec<String>,
+    pub findings: Vec<Finding>,
+    /// For a mosaic: its two dimensions (rows, columns).
+    pub mosaic_dims: Option<[String; 2]>,
+    /// For a mosaic: what the HTML report draws, one view per mosaic array.
+    pub mosaics: Vec<MosaicView>,
+    /// For a mosaic: files (indexes into `sources`) that could not be placed.
+    pub unplaced: Vec<usize>,
+}
+
+impl Plan {
+    /// True when something was left out (a file, an array, or a file that contributes nothing):
+    /// the CLI's exit code 3.
+    pub fn incomplete(&self) -> bool {
+        !self.left_out.is_empty()
+            || !self.unplaced.is_empty()
+            || self.findings.iter().any(|f| {
+                f.kind == FindingKind::FileError
+                    || (f.kind == FindingKind::Missing
+                        && f.message.starts_with(CONTRIBUTES_NOTHING))
+            })
+    }
+}
+
+/// How the finding about a file none of whose arrays is used starts.
+pub const CONTRIBUTES_NOTHING: &str = "contributes nothing";
+
+/// A file that could not be scanned.
+#[derive(Clone, Debug)]
+pub struct ScanFailure {
+    pub url: String,
+    pub error: String,
+}
