@@ -9,6 +9,8 @@ bash scripts/setup-python.sh
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
+echo "== size rules: files <= 800 lines, functions <= 150"
+python3 scripts/check_sizes.py
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== cargo test"

@@ -1,7 +1,11 @@
 //! Mosaic rules on model-level layouts (the read-back check covers real GeoTIFF/netCDF tiles).
 
 use super::*;
-use vzplan_core::{ChunkEntry, ChunkTable, DType, Dim, Endian, Format, Kind};
+use serde_json::{json, Map};
+use vzplan_core::{
+    ArrayLayout, AxisEdges, ChunkData, ChunkEntry, ChunkTable, DType, Dim, EdgeStorage, Endian,
+    Format, Kind,
+};
 
 const U2: DType = DType::new(Kind::UInt, 2, Endian::Little);
 
