@@ -50,6 +50,46 @@ pub struct GroupLayout {
 pub struct ArrayProblem {
     pub path: String,
     pub reason: String,
+    /// What kind of problem, so the planner can say how to fix it.
+    #[serde(default, skip_serializing_if = "ProblemKind::is_storage")]
+    pub kind: ProblemKind,
+}
+
+impl ArrayProblem {
+    pub fn new(path: impl Into<String>, kind: ProblemKind, reason: impl Into<String>) -> Self {
+        ArrayProblem {
+            path: path.into(),
+            reason: reason.into(),
+            kind,
+        }
+    }
+}
+
+/// What a reader could not reference, by the kind of fix it needs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    /// A storage layout or variant vzplan cannot reference (virtual, external, …).
+    #[default]
+    Storage,
+    /// A filter (compression, checksum, transform) with no Zarr codec.
+    Filter,
+    /// A datatype the output cannot express.
+    DataType,
+    /// An attribute that cannot be written (the object itself is kept).
+    Attribute,
+    /// Records of an unlimited dimension written only partly into their chunk.
+    PartialRecords,
+    /// The metadata cannot be read (malformed, failed checksum, invalid layout line).
+    Unreadable,
+    /// A name or dimension that clashes with how the output is laid out.
+    Naming,
+}
+
+impl ProblemKind {
+    fn is_storage(&self) -> bool {
+        *self == ProblemKind::Storage
+    }
 }
 
 /// A named dimension of an array.

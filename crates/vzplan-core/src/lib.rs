@@ -18,5 +18,5 @@ pub use dtype::{DType, Endian, Kind};
 pub use grid::{edges_from_json, edges_to_json, AxisEdges, GridError};
 pub use layout::{
     ArrayLayout, ArrayProblem, ChunkData, ChunkEntry, ChunkTable, Codec, CodecStage, Dim,
-    EdgeStorage, Format, GroupLayout, SourceLayout,
+    EdgeStorage, Format, GroupLayout, ProblemKind, SourceLayout,
 };

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::heap::GlobalHeaps;
 use crate::messages::{self as m, Datatype, Filter, Layout};
 use crate::ohdr::{self, ObjHeader};
-use vzplan_core::{ArrayLayout, ChunkData, ChunkEntry, ChunkTable, EdgeStorage};
+use vzplan_core::{ArrayLayout, ChunkData, ChunkEntry, ChunkTable, EdgeStorage, ProblemKind};
 
 /// What the netCDF pass needs about a dataset besides its layout.
 pub struct DsInfo {
@@ -20,7 +20,7 @@ pub struct DsInfo {
     pub shape: Vec<u64>,
     pub max: Vec<u64>,
     /// The layout (dims still empty), or why the dataset is a problem.
-    pub result: std::result::Result<ArrayLayout, String>,
+    pub result: std::result::Result<ArrayLayout, (ProblemKind, String)>,
     /// `DIMENSION_LIST`: per axis, the object header addresses of the attached scales.
     pub dim_list: Option<Vec<Vec<u64>>>,
     /// `CLASS` = `DIMENSION_SCALE`.
@@ -52,7 +52,7 @@ pub fn build(
         addr,
         shape: Vec::new(),
         max: Vec::new(),
-        result: Err(String::new()),
+        result: Err((ProblemKind::Storage, String::new())),
         dim_list: None,
         is_scale: false,
         pure_dim: false,
@@ -60,28 +60,34 @@ pub fn build(
         padding_fill: None,
     };
     info.result = describe(ctx, gh, oh, &mut info).map_err(|e| match e {
-        Fail::Problem(s) => s,
-        Fail::Err(e) => format!("cannot be read: {e}"),
+        Fail::Problem(k, s) => (k, s),
+        Fail::Err(e) => (ProblemKind::Unreadable, format!("cannot be read: {e}")),
     });
     info
 }
 
 enum Fail {
-    Problem(String),
+    Problem(ProblemKind, String),
     Err(Error),
 }
 
 impl From<Error> for Fail {
     fn from(e: Error) -> Self {
         match e {
-            Error::Unsupported(s) => Fail::Problem(format!("unsupported: {s}")),
+            Error::Unsupported(s) => {
+                Fail::Problem(ProblemKind::Storage, format!("unsupported: {s}"))
+            }
             e => Fail::Err(e),
         }
     }
 }
 
 fn problem<T>(s: impl Into<String>) -> std::result::Result<T, Fail> {
-    Err(Fail::Problem(s.into()))
+    Err(Fail::Problem(ProblemKind::Storage, s.into()))
+}
+
+fn kind(k: ProblemKind) -> impl Fn(String) -> Fail {
+    move |s| Fail::Problem(k, s)
 }
 
 fn msg_body(ctx: &Ctx, oh: &ObjHeader, t: u16, what: &str) -> std::result::Result<Vec<u8>, Fail> {
@@ -123,7 +129,7 @@ fn describe(
     }
     let dt_body = msg_body(ctx, oh, m::DATATYPE, "datatype")?;
     let dt = m::datatype(&mut ctx.cur(&dt_body))?;
-    let model = crate::types::model(&dt).map_err(Fail::Problem)?;
+    let model = crate::types::model(&dt).map_err(kind(ProblemKind::DataType))?;
     let dtype = model.dtype;
     if space.null {
         return problem("null dataspace (no elements) is not supported");
@@ -178,11 +184,11 @@ fn describe(
         _ => space.nelems().unwrap_or(0),
     };
     let mut codecs =
-        crate::filters::codecs(&filters, &dtype, chunk_elems).map_err(Fail::Problem)?;
+        crate::filters::codecs(&filters, &dtype, chunk_elems).map_err(kind(ProblemKind::Filter))?;
     let mut chunks = chunk_table(ctx, &lay, &space.dims, &space.max, esize, &filters)?;
     if model.text {
         chunks = crate::vlen::inline(ctx, gh, &lay, &chunks, &filters, &space.dims, esize)
-            .map_err(Fail::Problem)?;
+            .map_err(kind(ProblemKind::DataType))?;
         codecs = vec![crate::vlen::codec()];
         fill = None;
     }
@@ -414,10 +420,10 @@ fn chunk_entries(
             .checked_add(rc.size)
             .is_none_or(|e| e > ctx.r.size())
         {
-            return problem(format!(
+            return Err(Fail::Problem(ProblemKind::Unreadable, format!(
                 "chunk at element offset {:?} (file offset {}, {} bytes) runs past the end of the file",
                 rc.offset, rc.addr, rc.size
-            ));
+            )));
         }
         let index: Vec<u64> = rc.offset.iter().zip(chunk).map(|(o, c)| o / c).collect();
         let partial = rc

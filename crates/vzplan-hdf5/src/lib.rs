@@ -49,7 +49,7 @@ pub use crate::error::Error;
 use crate::error::Result;
 use crate::heap::GlobalHeaps;
 use std::collections::HashSet;
-use vzplan_core::{ArrayProblem, Format, GroupLayout, SourceLayout};
+use vzplan_core::{ArrayProblem, Format, GroupLayout, ProblemKind, SourceLayout};
 use vzplan_io::RangeRead;
 
 /// A whole-file failure: Display is `<url>: <what is wrong>`.
@@ -149,10 +149,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
                 out_arrays.push(a);
                 padding.push(d.padding_fill);
             }
-            Err(reason) => problems.push(ArrayProblem {
-                path: d.path,
-                reason,
-            }),
+            Err((kind, reason)) => problems.push(ArrayProblem::new(d.path, kind, reason)),
         }
     }
     let out_arrays = unlimited::extend(out_arrays, &padding, &mut problems);
@@ -186,10 +183,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
 /// so the object itself is still built.
 fn attr_problem(obj: &str, reason: &str) -> ArrayProblem {
     let obj = if obj.is_empty() { "/" } else { obj };
-    ArrayProblem {
-        path: format!("{obj}:attribute"),
-        reason: reason.to_string(),
-    }
+    ArrayProblem::new(format!("{obj}:attribute"), ProblemKind::Attribute, reason)
 }
 
 impl Walk<'_, '_> {
@@ -229,10 +223,11 @@ impl Walk<'_, '_> {
             let coh = match ohdr::read(self.ctx, addr) {
                 Ok(o) => o,
                 Err(e) => {
-                    self.problems.push(ArrayProblem {
-                        path: child,
-                        reason: format!("object header cannot be read: {e}"),
-                    });
+                    self.problems.push(ArrayProblem::new(
+                        child,
+                        ProblemKind::Unreadable,
+                        format!("object header cannot be read: {e}"),
+                    ));
                     continue;
                 }
             };

@@ -14,7 +14,7 @@
 
 use crate::dataset::MAX_VALUES;
 use std::collections::HashMap;
-use vzplan_core::{ArrayLayout, ArrayProblem};
+use vzplan_core::{ArrayLayout, ArrayProblem, ProblemKind};
 
 fn parent(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(g, _)| g)
@@ -82,10 +82,11 @@ pub(crate) fn extend(
         let pad = padding.get(i).and_then(|p| p.as_deref());
         match grow(&mut a, &ks, &len, pad) {
             Ok(()) => out.push(a),
-            Err(reason) => problems.push(ArrayProblem {
-                path: a.path.clone(),
+            Err(reason) => problems.push(ArrayProblem::new(
+                a.path.clone(),
+                ProblemKind::PartialRecords,
                 reason,
-            }),
+            )),
         }
     }
     out

@@ -34,7 +34,7 @@ use header::{Attr, Header, HeaderError, NcType, Numrecs, VarDef};
 use serde_json::{Map, Value};
 use vzplan_core::{
     ArrayLayout, ArrayProblem, ChunkData, ChunkEntry, ChunkTable, Dim, EdgeStorage, Format,
-    SourceLayout,
+    ProblemKind, SourceLayout,
 };
 use vzplan_io::{IoError, RangeRead};
 
@@ -139,19 +139,21 @@ fn read_layout_with(
     let mut problems = Vec::new();
     for (v, g) in h.vars.iter().zip(&geo.vars) {
         if v.name.contains('/') {
-            problems.push(ArrayProblem {
-                path: v.name.clone(),
-                reason: "variable name contains '/', which would read as a group path".into(),
-            });
+            problems.push(ArrayProblem::new(
+                v.name.clone(),
+                ProblemKind::Naming,
+                "variable name contains '/', which would read as a group path",
+            ));
             continue;
         }
         let fill = match fill_value(v) {
             Ok(f) => f,
             Err(reason) => {
-                problems.push(ArrayProblem {
-                    path: v.name.clone(),
+                problems.push(ArrayProblem::new(
+                    v.name.clone(),
+                    ProblemKind::Attribute,
                     reason,
-                });
+                ));
                 continue;
             }
         };

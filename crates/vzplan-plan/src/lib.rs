@@ -24,6 +24,7 @@ pub mod cftime;
 mod combine;
 mod dedupe;
 pub mod finding;
+mod fix;
 pub mod model;
 pub mod mosaic;
 mod order;

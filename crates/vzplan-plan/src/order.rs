@@ -1,7 +1,7 @@
 //! File ordering along the concat dimension: files sorted by the first value of their concat
 //! coordinate (after [`crate::rebase`] brought them to common units), the units checked first.
 
-use crate::{rebase, reference, rules, Finding, FindingKind, Severity};
+use crate::{display_file, rebase, reference, rules, Finding, FindingKind, Severity};
 use serde_json::Value;
 use vzplan_core::{ArrayLayout, SourceLayout};
 
@@ -34,11 +34,23 @@ pub(crate) fn order_files(
     }
     if coords.iter().any(|c| c.is_none()) {
         if coords.iter().any(|c| c.is_some()) {
-            findings.push(Finding::new(
-                FindingKind::Missing,
-                Severity::Warning,
-                format!("some files have no readable '{dim}' coordinate; files kept in command-line order"),
-            ));
+            let without: Vec<String> = layouts
+                .iter()
+                .zip(&coords)
+                .filter(|(_, c)| c.is_none())
+                .map(|(l, _)| display_file(&l.url))
+                .collect();
+            findings.push(
+                Finding::new(
+                    FindingKind::Missing,
+                    Severity::Warning,
+                    format!("some files have no readable '{dim}' coordinate; files kept in command-line order"),
+                )
+                .fix(format!(
+                    "give {} a '{dim}' coordinate variable, or list the files in the order they belong",
+                    without.join(", ")
+                )),
+            );
         }
         return (layouts, true);
     }

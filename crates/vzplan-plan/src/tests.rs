@@ -236,10 +236,11 @@ fn overlapping_and_gapped_coordinates_are_findings() {
 fn unsupported_and_unreadable_files_are_named_and_the_rest_planned() {
     let mut b = file("b.nc", 10.0, 10, 10, zlib(), EdgeStorage::Padded);
     b.arrays.remove(0);
-    b.problems.push(vzplan_core::ArrayProblem {
-        path: "tas".into(),
-        reason: "filter scaleoffset (id 6) has no Zarr codec".into(),
-    });
+    b.problems.push(vzplan_core::ArrayProblem::new(
+        "tas",
+        vzplan_core::ProblemKind::Filter,
+        "filter scaleoffset (id 6) has no Zarr codec",
+    ));
     let files = vec![file("a.nc", 0.0, 10, 10, zlib(), EdgeStorage::Padded), b];
     let fail = ScanFailure {
         url: "file:///d/c.nc".into(),
@@ -253,6 +254,17 @@ fn unsupported_and_unreadable_files_are_named_and_the_rest_planned() {
             .iter()
             .any(|l| l.starts_with("/d/b.nc: tas: filter scaleoffset")),
         "{lines:?}"
+    );
+    // The fix names the real file and an output beside it.
+    let f = p
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Unsupported)
+        .unwrap();
+    let fix = f.fix.as_deref().unwrap_or("");
+    assert!(
+        fix.contains("h5repack -f tas:NONE /d/b.nc /d/b.unfiltered.nc"),
+        "{fix}"
     );
     assert!(p.arrays.iter().any(|a| a.path == "time"));
     assert!(p.incomplete());

@@ -4,7 +4,7 @@
 //! overflowing or allocating from a number nobody checked. An array that fails becomes a problem
 //! of its file (an `unsupported` finding), never a panic, a hang or a huge allocation.
 
-use vzplan_core::{ArrayLayout, ArrayProblem, ChunkData, DType, Kind, SourceLayout};
+use vzplan_core::{ArrayLayout, ArrayProblem, ChunkData, DType, Kind, ProblemKind, SourceLayout};
 
 /// Zarr (like HDF5 and numpy) caps the rank of an array at 32.
 pub(crate) const MAX_RANK: usize = 32;
@@ -37,10 +37,11 @@ pub(crate) fn reject_invalid(l: &mut SourceLayout) {
     }
     l.arrays = ok;
     for (path, reason) in bad {
-        l.problems.push(ArrayProblem {
+        l.problems.push(ArrayProblem::new(
             path,
-            reason: format!("invalid layout: {reason}"),
-        });
+            ProblemKind::Unreadable,
+            format!("invalid layout: {reason}"),
+        ));
     }
 }
 
@@ -184,11 +185,12 @@ pub(crate) fn reject_stack_clash(l: &mut SourceLayout, dim: &str) {
         .partition(|a| a.dims.iter().all(|d| d.name != dim));
     l.arrays = ok;
     for a in bad {
-        l.problems.push(ArrayProblem {
-            path: a.path,
-            reason: format!(
+        l.problems.push(ArrayProblem::new(
+            a.path,
+            ProblemKind::Naming,
+            format!(
                 "has a dimension '{dim}' already, so it cannot be stacked along a new '{dim}' (pass another --stack-dim name)"
             ),
-        });
+        ));
     }
 }

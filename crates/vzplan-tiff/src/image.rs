@@ -11,6 +11,7 @@ use crate::ifd::{Ifd, Tiff};
 use crate::strips;
 use crate::{Options, ReadError};
 use serde_json::{json, Map, Value};
+use vzplan_core::ProblemKind;
 use vzplan_core::{
     ArrayLayout, ChunkData, ChunkEntry, ChunkTable, Codec, CodecId, CodecStage, DType, Dim,
     EdgeStorage, Endian, Kind,
@@ -51,22 +52,31 @@ pub(crate) struct Image {
     pub has_geo: bool,
 }
 
-/// A per-IFD result: the outer error is a whole-file error (truncated or corrupt file); the inner
-/// `Err` is the reason this image cannot be referenced exactly (an `ArrayProblem`).
-type Built<T> = Result<Result<T, String>, ReadError>;
-
-/// Returns `Ok(Err(reason))` from a [`Built`] function.
-macro_rules! problem {
-    ($($arg:tt)*) => { return Ok(Err(format!($($arg)*))) };
+/// Why one image (IFD) is not built.
+#[derive(Debug)]
+pub(crate) enum NotBuilt {
+    /// The file is truncated or corrupt: the whole file is left out.
+    File(ReadError),
+    /// This image cannot be referenced exactly: an `ArrayProblem` of this kind.
+    Problem(ProblemKind, String),
 }
 
-/// Unwraps a nested [`Built`] result, passing a problem or a file error on.
-macro_rules! built {
-    ($e:expr) => {
-        match $e? {
-            Ok(x) => x,
-            Err(why) => return Ok(Err(why)),
-        }
+impl From<ReadError> for NotBuilt {
+    fn from(e: ReadError) -> Self {
+        NotBuilt::File(e)
+    }
+}
+
+/// A per-IFD result.
+pub(crate) type Built<T> = Result<T, NotBuilt>;
+
+/// Returns a problem of a kind (default: storage) from a [`Built`] function.
+macro_rules! problem {
+    ($kind:ident: $($arg:tt)*) => {
+        return Err(NotBuilt::Problem(ProblemKind::$kind, format!($($arg)*)))
+    };
+    ($($arg:tt)*) => {
+        return Err(NotBuilt::Problem(ProblemKind::Storage, format!($($arg)*)))
     };
 }
 
@@ -100,14 +110,13 @@ struct Grid {
     counts: Vec<u64>,
 }
 
-/// Builds the array of one IFD. The outer error is a whole-file error (truncated or corrupt file);
-/// the inner `Err` is the reason this image cannot be referenced exactly (an `ArrayProblem`).
+/// Builds the array of one IFD, or says why not: the whole file is bad, or only this image.
 pub(crate) fn build(t: &Tiff, ifd: &Ifd, opts: &Options) -> Built<Image> {
-    let s = built!(samples(t, ifd));
-    let f = built!(format(t, ifd, &s, opts));
-    let g = built!(grid(t, ifd, &s, &f));
-    let (edges, dropped) = built!(edge_storage(t, ifd, &s, &f, &g));
-    let entries = built!(entries(t, &s, &f, &g, edges, &dropped));
+    let s = samples(t, ifd)?;
+    let f = format(t, ifd, &s, opts)?;
+    let g = grid(t, ifd, &s, &f)?;
+    let (edges, dropped) = edge_storage(t, ifd, &s, &f, &g)?;
+    let entries = entries(t, &s, &f, &g, edges, &dropped)?;
     let (Samples { h, w, spp, dtype }, planar) = (s, f.planar);
     let (bh, bw) = (g.bh, g.bw);
     let (dims, shape, block) = if planar {
@@ -153,58 +162,62 @@ pub(crate) fn build(t: &Tiff, ifd: &Ifd, opts: &Options) -> Built<Image> {
         },
         values: None,
     };
-    Ok(Ok(Image {
+    Ok(Image {
         layout,
         h,
         w,
         has_geo,
-    }))
+    })
 }
 
 /// ImageWidth/ImageLength, SamplesPerPixel, BitsPerSample and SampleFormat → size and dtype.
 fn samples(t: &Tiff, ifd: &Ifd) -> Built<Samples> {
     let Some(w) = t.uint(ifd, IMAGE_WIDTH)? else {
-        problem!("ImageWidth (256) is missing")
+        problem!(DataType: "ImageWidth (256) is missing")
     };
     let Some(h) = t.uint(ifd, IMAGE_LENGTH)? else {
-        problem!("ImageLength (257) is missing")
+        problem!(DataType: "ImageLength (257) is missing")
     };
     if w == 0 || h == 0 {
-        problem!("the image is empty ({h} × {w} pixels)");
+        problem!(DataType: "the image is empty ({h} × {w} pixels)");
     }
     let spp = t.uint(ifd, SAMPLES_PER_PIXEL)?.unwrap_or(1);
     if spp == 0 || spp > 1 << 16 {
-        problem!("SamplesPerPixel {spp} is not supported");
+        problem!(DataType: "SamplesPerPixel {spp} is not supported");
     }
     let bps = match ifd.get(BITS_PER_SAMPLE) {
         Some(e) => t.uints(e)?,
         None => vec![1],
     };
     if bps.is_empty() || bps.iter().any(|&b| b != bps[0]) {
-        problem!("mixed BitsPerSample {bps:?} per sample is not supported");
+        problem!(DataType: "mixed BitsPerSample {bps:?} per sample is not supported");
     }
     let sf = match ifd.get(SAMPLE_FORMAT) {
         Some(e) => t.uints(e)?,
         None => vec![1],
     };
     if sf.is_empty() || sf.iter().any(|&b| b != sf[0]) {
-        problem!("mixed SampleFormat {sf:?} per sample is not supported");
+        problem!(DataType: "mixed SampleFormat {sf:?} per sample is not supported");
     }
     let endian = if t.le { Endian::Little } else { Endian::Big };
     let dtype = match (sf[0], bps[0]) {
         (1, 8 | 16 | 32 | 64) => DType::new(Kind::UInt, (bps[0] / 8) as usize, endian),
         (2, 8 | 16 | 32 | 64) => DType::new(Kind::Int, (bps[0] / 8) as usize, endian),
         (3, 16 | 32 | 64) => DType::new(Kind::Float, (bps[0] / 8) as usize, endian),
-        (4, b) => problem!("SampleFormat 4 (undefined) with {b}-bit samples is not supported"),
+        (4, b) => {
+            problem!(DataType: "SampleFormat 4 (undefined) with {b}-bit samples is not supported")
+        }
         (6, 64 | 128) => DType::new(Kind::Complex, (bps[0] / 8) as usize, endian),
-        (5, b) => problem!(
+        (5, b) => problem!(DataType:
             "complex integer samples (SampleFormat 5, {b} bits: GDAL's CInt{}) have no Zarr data type — rewrite as complex floats, `gdal_translate -ot CFloat32 in.tif out.tif`",
             b / 2
         ),
-        (6, b) => problem!("{b}-bit complex samples (SampleFormat 6) have no Zarr data type"),
-        (f, b) => problem!("{b}-bit samples (SampleFormat {f}) have no Zarr data type"),
+        (6, b) => {
+            problem!(DataType: "{b}-bit complex samples (SampleFormat 6) have no Zarr data type")
+        }
+        (f, b) => problem!(DataType: "{b}-bit samples (SampleFormat {f}) have no Zarr data type"),
     };
-    Ok(Ok(Samples { h, w, spp, dtype }))
+    Ok(Samples { h, w, spp, dtype })
 }
 
 /// PlanarConfiguration, Compression, Predictor, FillOrder, YCbCr and JPEG checks → codec chain.
@@ -214,12 +227,12 @@ fn format(t: &Tiff, ifd: &Ifd, s: &Samples, opts: &Options) -> Built<Format> {
         _ if spp == 1 => false,
         1 => false,
         2 => true,
-        p => problem!("PlanarConfiguration {p} is not 1 (contiguous) or 2 (separate)"),
+        p => problem!(Storage: "PlanarConfiguration {p} is not 1 (contiguous) or 2 (separate)"),
     };
     let compression = t.uint(ifd, COMPRESSION)?.unwrap_or(1);
     let predictor = t.uint(ifd, PREDICTOR)?.unwrap_or(1);
     if t.uint(ifd, FILL_ORDER)?.unwrap_or(1) == 2 {
-        problem!("FillOrder 2 (bits in reversed order) has no Zarr codec");
+        problem!(Filter: "FillOrder 2 (bits in reversed order) has no Zarr codec");
     }
     let photometric = t.uint(ifd, PHOTOMETRIC)?;
     if photometric == Some(6) && compression != 7 {
@@ -228,22 +241,22 @@ fn format(t: &Tiff, ifd: &Ifd, s: &Samples, opts: &Options) -> Built<Format> {
             None => vec![2, 2],
         };
         if sub.get(0..2) != Some(&[1, 1]) {
-            problem!("YCbCr chroma subsampling {sub:?} is not supported");
+            problem!(Filter: "YCbCr chroma subsampling {sub:?} is not supported");
         }
     }
     if ifd.get(JPEG_TABLES).is_some() && compression == 6 {
-        problem!("old-style JPEG (6) with JPEGTables (347) has no Zarr codec");
+        problem!(Filter: "old-style JPEG (6) with JPEGTables (347) has no Zarr codec");
     }
     let chunky_spp = if planar { 1 } else { spp };
     if compression == 7 {
         if let Err(why) = jpeg_supported(spp, planar, photometric) {
-            return Ok(Err(why));
+            return Err(NotBuilt::Problem(ProblemKind::Filter, why));
         }
     }
     let jpeg_tables = match ifd.get(JPEG_TABLES) {
         Some(e) if compression == 7 => {
             if e.count > MAX_JPEG_TABLES {
-                problem!(
+                problem!(Filter:
                     "JPEGTables (347) holds {} bytes, more than {MAX_JPEG_TABLES}",
                     e.count
                 );
@@ -254,14 +267,14 @@ fn format(t: &Tiff, ifd: &Ifd, s: &Samples, opts: &Options) -> Built<Format> {
     };
     let codecs = match codecs_for(compression, predictor, s.dtype, chunky_spp, opts) {
         Ok(c) => c,
-        Err(why) => return Ok(Err(why)),
+        Err(why) => return Err(NotBuilt::Problem(ProblemKind::Filter, why)),
     };
-    Ok(Ok(Format {
+    Ok(Format {
         planar,
         compression,
         codecs,
         jpeg_tables,
-    }))
+    })
 }
 
 /// The strip or tile grid, with offsets and byte counts checked against it.
@@ -334,7 +347,7 @@ fn grid(t: &Tiff, ifd: &Ifd, s: &Samples, f: &Format) -> Built<Grid> {
         }
         None => problem!("{kind}ByteCounts ({cnt_tag}) is missing"),
     };
-    Ok(Ok(Grid {
+    Ok(Grid {
         tiled,
         kind,
         bh,
@@ -345,7 +358,7 @@ fn grid(t: &Tiff, ifd: &Ifd, s: &Samples, f: &Format) -> Built<Grid> {
         row_bytes,
         offsets,
         counts,
-    }))
+    })
 }
 
 /// Edge storage: tiles are padded (TIFF 6.0 section 15); strips are normally short, but some
@@ -359,7 +372,7 @@ fn edge_storage(
     g: &Grid,
 ) -> Built<(EdgeStorage, Vec<usize>)> {
     if g.tiled {
-        return Ok(Ok((EdgeStorage::Padded, Vec::new())));
+        return Ok((EdgeStorage::Padded, Vec::new()));
     }
     let fill = match ifd.get(GDAL_NODATA) {
         Some(e) => nodata(&t.ascii(e)?, s.dtype).map(|(_, b)| b),
@@ -418,10 +431,10 @@ fn entries(
             cnt
         };
         if off.checked_add(len).is_none_or(|end| end > t.size) {
-            return Err(t.corrupt(format!(
+            return Err(NotBuilt::File(t.corrupt(format!(
                 "{kind} {i} at offset {off} ({len} bytes) runs past the end of the file ({} bytes): truncated",
                 t.size
-            )));
+            ))));
         }
         let index = if f.planar {
             vec![p, r, c]
@@ -439,7 +452,7 @@ fn entries(
             filter_mask: 0,
         });
     }
-    Ok(Ok(entries))
+    Ok(entries)
 }
 
 /// JPEG (7) layouts imagecodecs' JPEG codec decodes to the stored samples, as tifffile does:

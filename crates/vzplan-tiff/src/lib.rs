@@ -286,14 +286,14 @@ type PageGeo = HashMap<usize, (u64, u64, serde_json::Map<String, serde_json::Val
 /// Names a built image and files it as an array (or a problem); overviews without their own
 /// georeferencing inherit their page's. Returns the array's index in `arrays`.
 fn place(
-    img: Result<Result<Image, String>, ReadError>,
+    img: image::Built<Image>,
     name: String,
     parent: Option<usize>,
     arrays: &mut Vec<ArrayLayout>,
     problems: &mut Vec<ArrayProblem>,
     page_geo: &mut PageGeo,
 ) -> Result<Option<usize>, ReadError> {
-    match img? {
+    match img {
         Ok(mut img) => {
             img.layout.path = name;
             if let (Some(p), false) = (parent, img.has_geo) {
@@ -304,10 +304,11 @@ fn place(
             arrays.push(img.layout);
             Ok(Some(arrays.len() - 1))
         }
-        Err(reason) => {
-            problems.push(ArrayProblem { path: name, reason });
+        Err(image::NotBuilt::Problem(kind, reason)) => {
+            problems.push(ArrayProblem::new(name, kind, reason));
             Ok(None)
         }
+        Err(image::NotBuilt::File(e)) => Err(e),
     }
 }
 

@@ -10,9 +10,10 @@
 
 use crate::ifd::Tiff;
 use crate::image::compression_name;
+use crate::image::{Built, NotBuilt};
 use crate::probe;
-use crate::ReadError;
 use vzplan_core::EdgeStorage;
+use vzplan_core::ProblemKind;
 
 /// Largest compressed last strip we decode to measure it (bigger ones are reported as problems).
 const MAX_PROBE_BYTES: u64 = 64 << 20;
@@ -34,13 +35,10 @@ pub(crate) struct Strips<'a> {
 /// The image's edge storage and the chunk-table positions of last strips to leave out (padded
 /// last strips holding only the fill value, beside planes whose last strips are short). The inner
 /// `Err` is the reason the image cannot be referenced.
-pub(crate) fn last_strips(
-    t: &Tiff,
-    s: &Strips,
-) -> Result<Result<(EdgeStorage, Vec<usize>), String>, ReadError> {
+pub(crate) fn last_strips(t: &Tiff, s: &Strips) -> Built<(EdgeStorage, Vec<usize>)> {
     let short_rows = s.h % s.rows_per_strip;
     if short_rows == 0 {
-        return Ok(Ok((EdgeStorage::Exact, Vec::new())));
+        return Ok((EdgeStorage::Exact, Vec::new()));
     }
     let short_bytes = short_rows * s.row_bytes;
     let full_bytes = s.rows_per_strip * s.row_bytes;
@@ -62,16 +60,19 @@ pub(crate) fn last_strips(
             } else if cnt >= short_bytes {
                 any_short = true;
             } else {
-                return Ok(Err(format!(
+                return Err(NotBuilt::Problem(ProblemKind::Storage, format!(
                     "the last strip stores {cnt} bytes, fewer than its {short_rows} rows need ({short_bytes})"
                 )));
             }
             continue;
         }
         if cnt > MAX_PROBE_BYTES {
-            return Ok(Err(format!(
-                "the last strip ({cnt} bytes) is too large to measure whether it is padded"
-            )));
+            return Err(NotBuilt::Problem(
+                ProblemKind::Storage,
+                format!(
+                    "the last strip ({cnt} bytes) is too large to measure whether it is padded"
+                ),
+            ));
         }
         let data = t.read(off, cnt, "last strip")?;
         match probe::decoded_len(s.compression, &data, full_bytes.saturating_add(1)) {
@@ -82,12 +83,12 @@ pub(crate) fn last_strips(
                 padded.push((i, fill));
             }
             Some(l) => {
-                return Ok(Err(format!(
+                return Err(NotBuilt::Problem(ProblemKind::Storage, format!(
                     "the last strip decodes to {l} bytes, neither its short size ({short_bytes}) nor a full strip ({full_bytes})"
                 )))
             }
             None => {
-                return Ok(Err(format!(
+                return Err(NotBuilt::Problem(ProblemKind::Storage, format!(
                     "cannot tell whether the last strip ({short_rows} of {} rows) is stored short or padded: its {} data could not be measured",
                     s.rows_per_strip,
                     compression_name(s.compression)
@@ -96,23 +97,20 @@ pub(crate) fn last_strips(
         }
     }
     if padded.is_empty() {
-        return Ok(Ok((EdgeStorage::Exact, Vec::new())));
+        return Ok((EdgeStorage::Exact, Vec::new()));
     }
     if !any_short {
-        return Ok(Ok((EdgeStorage::Padded, Vec::new())));
+        return Ok((EdgeStorage::Padded, Vec::new()));
     }
     if uncompressed {
         // A padded uncompressed strip's prefix is the short strip: every plane's last strip is
         // referenced at its short length.
-        return Ok(Ok((EdgeStorage::Exact, Vec::new())));
+        return Ok((EdgeStorage::Exact, Vec::new()));
     }
     if padded.iter().all(|&(_, fill)| fill) {
-        return Ok(Ok((
-            EdgeStorage::Exact,
-            padded.iter().map(|&(i, _)| i).collect(),
-        )));
+        return Ok((EdgeStorage::Exact, padded.iter().map(|&(i, _)| i).collect()));
     }
-    Ok(Err(format!(
+    Err(NotBuilt::Problem(ProblemKind::Storage, format!(
         "the last strips of the sample planes differ: some short, some padded with data — rewrite with `gdal_translate -co INTERLEAVE=PIXEL`, or with a BLOCKYSIZE that divides the image height ({})",
         s.h
     )))

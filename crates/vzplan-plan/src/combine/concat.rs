@@ -3,6 +3,7 @@
 //! rules allow (see [`crate::rules::padded`]).
 
 use super::place::{base_plan, inline_coord, push_block};
+use crate::fix::Target;
 use crate::rules::padded::{cut_axis, own_axis, rechunk_fix, AxisCut};
 use crate::rules::{grid::validate, masks::check_masks_or_patch};
 use crate::{ArrayPlan, Finding, FindingKind, PlannedChunk, Severity};
@@ -41,6 +42,10 @@ pub(crate) fn concatenated(
             path,
             src,
             url: &layouts[src].url,
+            target: Target {
+                url: &layouts[src].url,
+                format: layouts[src].format,
+            },
             a,
             k,
             last: f == last_file,
@@ -74,6 +79,8 @@ struct FilePart<'a> {
     path: &'a str,
     src: usize,
     url: &'a str,
+    /// The file, for fixes.
+    target: Target<'a>,
     a: &'a ArrayLayout,
     /// The concat axis.
     k: usize,
@@ -193,7 +200,7 @@ impl FilePart<'_> {
                 .file(url)
                 .array(path)
                 .at(format!("{dim} {}..{} of the file, chunk {} along {dim}", n - r, n, nblocks - 1))
-                .fix(format!("pass --patch to re-encode it inline, or {}", rechunk_fix(a, k, n))),
+                .fix(format!("pass --patch to re-encode it inline, or {}", rechunk_fix(self.target, a, k, n))),
             );
             return None;
         }

@@ -7,9 +7,9 @@ pub(crate) mod single;
 mod stack;
 
 use crate::{
-    display_file, reference, rules, ArrayPlan, Finding, FindingKind, Plan, Severity, SourceRef,
+    display_file, fix, reference, rules, ArrayPlan, Finding, FindingKind, Plan, Severity, SourceRef,
 };
-use vzplan_core::{ArrayLayout, ChunkEntry, SourceLayout};
+use vzplan_core::{ArrayLayout, ArrayProblem, ChunkEntry, SourceLayout};
 
 /// Sources, root attributes and nested groups of the output, from the ordered layouts.
 pub(crate) fn common_metadata(layouts: &[SourceLayout], p: &mut Plan) {
@@ -72,7 +72,7 @@ pub(crate) fn plan_array(
     let kk = k.filter(|_| how.stack.is_none());
     let (r, n) = reference::reference(&present, kk);
     let (i0, a0) = *present.get(r)?;
-    rules::mismatch::check(path, layouts, &present, (i0, a0, n), kk, None, findings);
+    rules::mismatch::check(path, layouts, &present, (i0, a0, n), kk, findings);
     if findings.iter().any(|f| f.severity == Severity::Error) {
         return None;
     }
@@ -89,7 +89,11 @@ pub(crate) fn plan_array(
                     a0.dims[k].name
                 ),
             )
-            .array(path),
+            .array(path)
+            .fix(format!(
+                "fix the files named in the '{}' findings (remove duplicates, trim overlaps, sort), then plan again",
+                a0.dims[k].name
+            )),
         );
         return None;
     }
@@ -102,14 +106,22 @@ fn unsupported(path: &str, layouts: &[SourceLayout], findings: &mut Vec<Finding>
     for l in layouts {
         for pr in l.problems.iter().filter(|x| x.path == path) {
             any = true;
-            findings.push(
-                Finding::error(FindingKind::Unsupported, pr.reason.clone())
-                    .file(&l.url)
-                    .array(path),
-            );
+            findings.push(unsupported_finding(l, path, pr));
         }
     }
     any
+}
+
+/// An array a reader could not reference, with what to do about it.
+pub(crate) fn unsupported_finding(l: &SourceLayout, path: &str, pr: &ArrayProblem) -> Finding {
+    let t = fix::Target {
+        url: &l.url,
+        format: l.format,
+    };
+    Finding::error(FindingKind::Unsupported, pr.reason.clone())
+        .file(&l.url)
+        .array(path)
+        .fix(fix::for_problem(t, path, pr.kind))
 }
 
 /// An array without the concat dimension: taken from the majority's file; the others must agree.
@@ -123,16 +135,7 @@ fn from_one(
 ) -> Option<ArrayPlan> {
     let (r, n) = reference::reference(present, None);
     let (i0, a0) = *present.get(r)?;
-    let fix = "arrays without the concat dimension must be identical in every file";
-    rules::mismatch::check(
-        path,
-        layouts,
-        present,
-        (i0, a0, n),
-        None,
-        Some(fix),
-        findings,
-    );
+    rules::mismatch::check(path, layouts, present, (i0, a0, n), None, findings);
     let entries = std::mem::take(&mut tables[i0]);
     single::single_or_patch(path, i0, &layouts[i0].url, a0, entries, patch, findings)
 }

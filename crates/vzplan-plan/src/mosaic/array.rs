@@ -52,6 +52,7 @@ pub(super) fn tiles<'a>(
                 }),
                 dropped: HashSet::new(),
                 covered: false,
+                format: layouts[src].format,
             })
         })
         .collect()

@@ -11,7 +11,7 @@ use super::tile::{row_bytes, Tile};
 use super::view::Rect;
 use crate::combine::place::base_plan;
 use crate::rules::{grid::validate, padded::own_axis};
-use crate::{ArrayPlan, Finding, FindingKind, PlannedChunk, Severity};
+use crate::{display_file, ArrayPlan, Finding, FindingKind, PlannedChunk, Severity};
 use std::collections::BTreeMap;
 use vzplan_core::{AxisEdges, ChunkData};
 
@@ -109,7 +109,10 @@ impl Mosaic<'_, '_> {
                         g.describe(dims)
                     ),
                 )
-                .array(path),
+                .array(path)
+                .fix(
+                    "nothing to do if no data exists there; otherwise add the tiles that cover it",
+                ),
             );
         }
         view.gaps = gaps;
@@ -208,7 +211,11 @@ impl Mosaic<'_, '_> {
                                         )
                                         .file(t.url)
                                         .array(path)
-                                        .at(format!("block {:?}", e.index)),
+                                        .at(format!("block {:?}", e.index))
+                                        .fix(format!(
+                                            "check {}: rewrite it from a good copy, or leave it out",
+                                            display_file(t.url)
+                                        )),
                                     );
                                     return None;
                                 }

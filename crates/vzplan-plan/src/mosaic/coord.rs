@@ -2,7 +2,7 @@
 
 use super::georef::regular;
 use crate::combine::place::inline_coord;
-use crate::{ArrayPlan, Finding, FindingKind};
+use crate::{display_file, ArrayPlan, Finding, FindingKind};
 use vzplan_core::{ArrayLayout, SourceLayout};
 
 /// A coordinate along a mosaic axis: the tiles' values placed at their offsets, the gaps filled
@@ -30,7 +30,10 @@ pub(super) fn mosaic_coord(
             findings.push(
                 Finding::error(FindingKind::Unsupported, "coordinate values were not read")
                     .file(&layouts[i].url)
-                    .array(path),
+                    .array(path)
+                    .fix(
+                        "place the tiles with --mosaic-layout, or plan the files without --mosaic",
+                    ),
             );
             return None;
         };
@@ -41,7 +44,11 @@ pub(super) fn mosaic_coord(
                     "dtype or length differs from the first tile's",
                 )
                 .file(&layouts[i].url)
-                .array(path),
+                .array(path)
+                .fix(format!(
+                    "rewrite '{path}' in {} with the first tile's data type and one value per pixel",
+                    display_file(&layouts[i].url)
+                )),
             );
             return None;
         }

@@ -68,10 +68,13 @@ pub(crate) fn plan(layouts: Vec<SourceLayout>, opts: &Options, p: &mut Plan) {
     let Some((rows, cols)) = layouts.iter().flat_map(|l| &l.arrays).find_map(|a| {
         mosaic_dims(a).map(|(ky, kx)| (a.dims[ky].name.clone(), a.dims[kx].name.clone()))
     }) else {
-        p.findings.push(Finding::error(
-            FindingKind::Missing,
-            "no array has a pair of mosaic dimensions (y/x, lat/lon, latitude/longitude); nothing to place",
-        ));
+        p.findings.push(
+            Finding::error(
+                FindingKind::Missing,
+                "no array has a pair of mosaic dimensions (y/x, lat/lon, latitude/longitude); nothing to place",
+            )
+            .fix("drop --mosaic to concatenate or stack the files instead, or name their 2-D dimensions y/x or lat/lon"),
+        );
         p.left_out.extend(
             layouts
                 .iter()
@@ -169,11 +172,7 @@ fn plan_path(path: &str, placed: &Placed, p: &mut Plan) {
     let mut findings = Vec::new();
     for l in layouts.iter() {
         for pr in l.problems.iter().filter(|x| x.path == path) {
-            findings.push(
-                Finding::error(FindingKind::Unsupported, pr.reason.clone())
-                    .file(&l.url)
-                    .array(path),
-            );
+            findings.push(crate::combine::unsupported_finding(l, path, pr));
         }
     }
     let present: Vec<(usize, &ArrayLayout)> = layouts
@@ -214,7 +213,8 @@ fn plan_path(path: &str, placed: &Placed, p: &mut Plan) {
                         dims[0], dims[1]
                     ),
                 )
-                .array(path),
+                .array(path)
+                .fix("plan it on its own (without --mosaic), or select the mosaic's variables with --var"),
             );
             return;
         }
@@ -275,7 +275,12 @@ fn off_axes(
                     "differs from the first file's, and it is not along the mosaic axes",
                 )
                 .file(&layouts[i].url)
-                .array(path),
+                .array(path)
+                .fix(format!(
+                    "make '{path}' the same in {} as in {}, or select the other variables with --var",
+                    display_file(&layouts[i].url),
+                    display_file(&layouts[i0].url)
+                )),
             );
         }
     }

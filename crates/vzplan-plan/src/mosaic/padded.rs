@@ -4,11 +4,12 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::array::{axis_word, Mosaic};
-use super::tile::{row_axis, row_bytes};
+use super::tile::{row_axis, row_bytes, Tile};
 use super::view::TileStatus;
+use crate::fix::{self, Target};
 use crate::{Finding, FindingKind, Severity};
 use std::collections::BTreeMap;
-use vzplan_core::ChunkData;
+use vzplan_core::{ChunkData, Format};
 
 /// Per axis, the chunk edges of the combined grid; per tile and axis, whether its last block is
 /// referenced as a byte prefix.
@@ -114,11 +115,36 @@ impl Mosaic<'_, '_> {
                         .file(t.url)
                         .array(path)
                         .at(where_)
-                        .fix(format!("rewrite it as strips, which are not padded (`gdal_translate -co TILED=NO -co BLOCKYSIZE={rows_per_strip} in.tif out.tif`), or with a block that divides its {} {d} pixels, or place it last along {d}", ax.n))
+                        .fix(strips_fix(t, rows_per_strip, ax.n, d))
                     );
                 }
             }
         }
         (edges, prefix)
     }
+}
+
+/// Rewrite a tile whose padded block sits inside the mosaic: as strips (never padded), or with
+/// a block that divides its extent along `d`.
+fn strips_fix(t: &Tile, rows: u64, n: u64, d: &str) -> String {
+    let target = Target {
+        url: t.url,
+        format: t.format,
+    };
+    let cmd = match t.format {
+        Format::Tiff => target.command(
+            &format!("gdal_translate -co TILED=NO -co BLOCKYSIZE={rows}"),
+            "strips",
+        ),
+        _ => {
+            let mut block = t.a.chunks.block.clone();
+            for (b, dim) in block.iter_mut().zip(&t.a.dims) {
+                if dim.name == d {
+                    *b = n;
+                }
+            }
+            fix::rechunk(target, t.a, &block)
+        }
+    };
+    format!("rewrite it as strips or with one block along {d}, which are not padded (`{cmd}`), or with a block that divides its {n} {d} pixels, or place it last along {d}")
 }

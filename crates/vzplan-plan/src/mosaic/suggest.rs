@@ -5,6 +5,7 @@
 
 use super::tile::{Ax, Tile};
 use super::view::{MosaicView, TileStatus};
+use crate::fix::Target;
 use crate::{display_file, Finding, FindingKind, Severity};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -117,6 +118,10 @@ pub(super) fn suggest_rewrite(
         let t = &tiles[i];
         let b = blocks.get(&i).copied().unwrap_or([t.ax[0].n, t.ax[1].n]);
         let f = display_file(t.url);
+        let target = Target {
+            url: t.url,
+            format: t.format,
+        };
         names.push(format!(
             "{} ({}×{} blocks)",
             f.rsplit('/').next().unwrap_or(&f),
@@ -125,13 +130,18 @@ pub(super) fn suggest_rewrite(
         ));
         let cmd = if b[1] == t.ax[1].n {
             format!(
-                "gdal_translate -co TILED=NO -co BLOCKYSIZE={} {f} {f}.new",
-                b[0]
+                "gdal_translate -co TILED=NO -co BLOCKYSIZE={} {} {}",
+                b[0],
+                target.file(),
+                target.output("retiled")
             )
         } else if b[0] % 16 == 0 && b[1] % 16 == 0 {
             format!(
-                "gdal_translate -co TILED=YES -co BLOCKXSIZE={} -co BLOCKYSIZE={} {f} {f}.new",
-                b[1], b[0]
+                "gdal_translate -co TILED=YES -co BLOCKXSIZE={} -co BLOCKYSIZE={} {} {}",
+                b[1],
+                b[0],
+                target.file(),
+                target.output("retiled")
             )
         } else {
             format!("{f}: {}×{} blocks are not multiples of 16, which TIFF tiles must be: build one file from the mosaic instead (`gdalbuildvrt m.vrt … && gdal_translate m.vrt m.tif`)", b[0], b[1])

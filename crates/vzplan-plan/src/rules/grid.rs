@@ -1,7 +1,7 @@
 //! The last check before anything is written: the planned grid obeys the rectilinear grid's
 //! rules (edges sum to the shape, every chunk key inside the grid and used once).
 
-use crate::{ArrayPlan, Finding, FindingKind};
+use crate::{fix, ArrayPlan, Finding, FindingKind};
 use std::collections::BTreeMap;
 
 /// Final check of the grid rules; a failure is a bug, reported rather than written.
@@ -12,13 +12,18 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
                 FindingKind::InvalidGrid,
                 "grid rank differs from the array's",
             )
-            .array(&p.path),
+            .array(&p.path)
+            .fix(fix::REPORT_BUG),
         );
         return false;
     }
     for (axis, (e, &n)) in p.edges.iter().zip(&p.shape).enumerate() {
         if let Err(err) = e.validate(axis, n) {
-            findings.push(Finding::error(FindingKind::InvalidGrid, err.to_string()).array(&p.path));
+            findings.push(
+                Finding::error(FindingKind::InvalidGrid, err.to_string())
+                    .array(&p.path)
+                    .fix(fix::REPORT_BUG),
+            );
             return false;
         }
     }
@@ -32,7 +37,8 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
                     FindingKind::InvalidGrid,
                     format!("chunk key {:?} is outside the grid or repeated", c.key),
                 )
-                .array(&p.path),
+                .array(&p.path)
+                .fix(fix::REPORT_BUG),
             );
             return false;
         }

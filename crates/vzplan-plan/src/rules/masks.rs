@@ -2,8 +2,9 @@
 //! in its chunk index entry, HDF5 File Format Specification III.A.2, "Filter Mask") cannot share
 //! the array's codec chain; with `--patch` it is re-encoded inline instead.
 
+use crate::fix::Target;
 use crate::{Finding, FindingKind, Severity};
-use vzplan_core::{ArrayLayout, ChunkEntry};
+use vzplan_core::{ArrayLayout, ChunkEntry, Format};
 
 /// Checks masks and returns the entry list's problems as findings.
 pub(crate) fn check_masks(
@@ -42,6 +43,11 @@ pub(crate) fn check_masks_or_patch(
         return true;
     }
     if let Some(e) = bad.first() {
+        // Filter masks exist only in HDF5 chunk indexes.
+        let t = Target {
+            url,
+            format: Format::Hdf5,
+        };
         findings.push(
             Finding::error(
                 FindingKind::FilterMask,
@@ -54,7 +60,11 @@ pub(crate) fn check_masks_or_patch(
             .file(url)
             .array(path)
             .at(format!("chunk {:?}", e.index))
-            .fix(format!("pass --patch to re-encode them inline, or rewrite the dataset, e.g. `h5repack -l {path}:CHUNK=… in.h5 out.h5`")),
+            .fix(format!(
+                "pass --patch to re-encode them inline, or rewrite the file so that every chunk is filtered, e.g. `h5repack {} {}`",
+                t.file(),
+                t.output("repacked")
+            )),
         );
         return false;
     }

@@ -2,44 +2,82 @@
 //! shape, dtype, codecs and fill value must equal the reference's (the majority's, see
 //! `reference`); coordinates written inline must hold the same values.
 
+use crate::fix::{self, Target};
 use crate::{reference, Finding, FindingKind};
 use vzplan_core::{ArrayLayout, Codec, SourceLayout};
 
+/// What differs, for the fix.
+enum Diff {
+    /// Dims, a length, or coordinate values: the file does not belong with the others.
+    Shape,
+    Chunks,
+    DType,
+    Codecs,
+    Fill,
+}
+
 /// Pushes a [`FindingKind::Mismatch`] for every file in `present` whose array differs from the
-/// reference `(i0, a0)`, which `n` files match. `fix` is the advice when one is known.
+/// reference `(i0, a0)`, which `n` files match, with the rewrite that makes it fit.
 pub(crate) fn check(
     path: &str,
     layouts: &[SourceLayout],
     present: &[(usize, &ArrayLayout)],
     (i0, a0, n): (usize, &ArrayLayout, usize),
     k: Option<usize>,
-    fix: Option<&str>,
     findings: &mut Vec<Finding>,
 ) {
     let than = reference::others(n);
     for &(i, a) in present.iter().filter(|(i, _)| *i != i0) {
-        if let Some(d) = difference(a, a0, k, &than) {
-            let f = Finding::error(FindingKind::Mismatch, d)
+        let Some((d, what)) = difference(a, a0, k, &than) else {
+            continue;
+        };
+        let t = Target {
+            url: &layouts[i].url,
+            format: layouts[i].format,
+        };
+        let fix = match what {
+            Diff::Chunks => {
+                let mut block = a0.chunks.block.clone();
+                if let (Some(k), Some(own)) = (k, k.and_then(|k| a.chunks.block.get(k))) {
+                    block[k] = *own;
+                }
+                fix::rechunk(t, a, &block)
+            }
+            Diff::Codecs => fix::recompress(t, path, &a0.codecs),
+            Diff::DType => fix::retype(t, path, &a0.dtype),
+            Diff::Fill => fix::refill(t, path, a0),
+            Diff::Shape => format!(
+                "leave {} out of this collection, or plan only the variables it shares with the others (--var)",
+                t.file()
+            ),
+        };
+        findings.push(
+            Finding::error(FindingKind::Mismatch, d)
                 .file(&layouts[i].url)
-                .array(path);
-            findings.push(match fix {
-                Some(fix) => f.fix(fix),
-                None => f,
-            });
-        }
+                .array(path)
+                .fix(fix),
+        );
     }
 }
 
 /// What differs between `a` (one file) and `b` (the reference, which `than` names), ignoring the
 /// concat axis `k`.
-fn difference(a: &ArrayLayout, b: &ArrayLayout, k: Option<usize>, than: &str) -> Option<String> {
+fn difference(
+    a: &ArrayLayout,
+    b: &ArrayLayout,
+    k: Option<usize>,
+    than: &str,
+) -> Option<(String, Diff)> {
     // Coordinates read whole are written inline: their storage (chunks, codecs, fill) is moot.
     let inline = a.values.is_some() && b.values.is_some();
     if a.dim_names() != b.dim_names() {
-        return Some(format!(
-            "dimensions ({}) differ from ({}) in {than}",
-            a.dim_names().join(", "),
-            b.dim_names().join(", ")
+        return Some((
+            format!(
+                "dimensions ({}) differ from ({}) in {than}",
+                a.dim_names().join(", "),
+                b.dim_names().join(", ")
+            ),
+            Diff::Shape,
         ));
     }
     for i in 0..a.shape.len() {
@@ -47,30 +85,43 @@ fn difference(a: &ArrayLayout, b: &ArrayLayout, k: Option<usize>, than: &str) ->
             continue;
         }
         if a.shape.get(i) != b.shape.get(i) {
-            return Some(format!(
-                "length {} along '{}' differs from {} in {than}",
-                a.shape[i],
-                a.dims[i].name,
-                b.shape.get(i).copied().unwrap_or(0)
+            return Some((
+                format!(
+                    "length {} along '{}' differs from {} in {than}",
+                    a.shape[i],
+                    a.dims[i].name,
+                    b.shape.get(i).copied().unwrap_or(0)
+                ),
+                Diff::Shape,
             ));
         }
         if !inline && a.chunks.block.get(i) != b.chunks.block.get(i) {
-            return Some(format!(
-                "chunk shape {:?} differs from {:?} in {than} along '{}'",
-                a.chunks.block, b.chunks.block, a.dims[i].name
+            return Some((
+                format!(
+                    "chunk shape {:?} differs from {:?} in {than} along '{}'",
+                    a.chunks.block, b.chunks.block, a.dims[i].name
+                ),
+                Diff::Chunks,
             ));
         }
     }
     if a.dtype != b.dtype {
-        return Some(format!(
-            "dtype {} differs from {} in {than}",
-            a.dtype.numpy_str(),
-            b.dtype.numpy_str()
+        return Some((
+            format!(
+                "dtype {} differs from {} in {than}",
+                a.dtype.numpy_str(),
+                b.dtype.numpy_str()
+            ),
+            Diff::DType,
         ));
     }
     if inline {
-        return (k.is_none() && a.values != b.values)
-            .then(|| format!("coordinate values differ from those in {than}"));
+        return (k.is_none() && a.values != b.values).then(|| {
+            (
+                format!("coordinate values differ from those in {than}"),
+                Diff::Shape,
+            )
+        });
     }
     if a.codecs != b.codecs {
         let names = |c: &[Codec]| {
@@ -83,14 +134,20 @@ fn difference(a: &ArrayLayout, b: &ArrayLayout, k: Option<usize>, than: &str) ->
                     .join(", ")
             }
         };
-        return Some(format!(
-            "codecs [{}] differ from [{}] in {than}",
-            names(&a.codecs),
-            names(&b.codecs)
+        return Some((
+            format!(
+                "codecs [{}] differ from [{}] in {than}",
+                names(&a.codecs),
+                names(&b.codecs)
+            ),
+            Diff::Codecs,
         ));
     }
     if a.fill_value != b.fill_value {
-        return Some(format!("fill value differs from the one in {than}"));
+        return Some((
+            format!("fill value differs from the one in {than}"),
+            Diff::Fill,
+        ));
     }
     None
 }

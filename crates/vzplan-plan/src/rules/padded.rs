@@ -2,6 +2,7 @@
 //! combined array (zarr-extensions `chunk-grids/rectilinear`; design.md rule 4). Here: the cuts one
 //! file contributes along an axis, and the rewrite that makes a file fit.
 
+use crate::fix::{self, Target};
 use vzplan_core::{ArrayLayout, AxisEdges, EdgeStorage};
 
 /// Edge lengths of one file's blocks along an axis of length `n`.
@@ -51,29 +52,16 @@ pub(crate) fn cut_axis(n: u64, b: u64, storage: EdgeStorage, last_ok: bool) -> A
     }
 }
 
-/// A suggested rewrite command for a file whose chunking along `dim` does not fit.
-pub(crate) fn rechunk_fix(a: &ArrayLayout, k: usize, len: u64) -> String {
-    let nc: Vec<String> = a
-        .dims
-        .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let c = if i == k { len } else { a.chunks.block[i] };
-            format!("{}/{}", d.name, c)
-        })
-        .collect();
-    let h5: Vec<String> = a
-        .chunks
-        .block
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| if i == k { len } else { c }.to_string())
-        .collect();
+/// A suggested rewrite for a file whose chunking along axis `k` (of length `len`) does not fit:
+/// one chunk along it, the file's own chunks elsewhere.
+pub(crate) fn rechunk_fix(t: Target, a: &ArrayLayout, k: usize, len: u64) -> String {
+    let mut block = a.chunks.block.clone();
+    if let Some(b) = block.get_mut(k) {
+        *b = len;
+    }
     format!(
-        "rewrite it with a chunk length along '{}' that divides {len}, e.g. `nccopy -c {} in.nc out.nc` or `h5repack -l {}:CHUNK={} in.h5 out.h5`",
+        "rewrite it with a chunk length along '{}' that divides {len}, e.g. `{}`",
         a.dims[k].name,
-        nc.join(","),
-        a.path,
-        h5.join("x")
+        fix::rechunk(t, a, &block)
     )
 }

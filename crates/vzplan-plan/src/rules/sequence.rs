@@ -77,7 +77,12 @@ pub(crate) fn check(
                             ),
                         )
                         .file(&layouts[i].url)
-                        .array(dim),
+                        .array(dim)
+                        .fix(format!(
+                            "if files between {} and {} are missing, add them; if the jump is real, nothing to do: '{dim}' records it",
+                            display_file(&layouts[j].url),
+                            display_file(&layouts[i].url)
+                        )),
                     );
                 }
             }

@@ -24,10 +24,11 @@ fn years(n: usize) -> Vec<SourceLayout> {
 /// and, without its dimension scale, `tas` is on phony dimensions.
 fn checksum_failed(mut l: SourceLayout) -> SourceLayout {
     l.arrays.retain(|a| a.path != "time");
-    l.problems.push(vzplan_core::ArrayProblem {
-        path: "time".into(),
-        reason: "object header checksum mismatch".into(),
-    });
+    l.problems.push(vzplan_core::ArrayProblem::new(
+        "time",
+        vzplan_core::ProblemKind::Unreadable,
+        "object header checksum mismatch",
+    ));
     for (i, d) in l.arrays[0].dims.iter_mut().enumerate() {
         d.name = format!("phony_dim_{i}");
     }
@@ -64,10 +65,11 @@ fn a_truncated_file_costs_only_itself() {
     // the variable from every file.
     let mut files = years(4);
     files[2].arrays.retain(|a| a.path != "tas");
-    files[2].problems.push(vzplan_core::ArrayProblem {
-        path: "tas".into(),
-        reason: "B-tree node at 5000 is past the end of the file (2048 bytes)".into(),
-    });
+    files[2].problems.push(vzplan_core::ArrayProblem::new(
+        "tas",
+        vzplan_core::ProblemKind::Unreadable,
+        "B-tree node at 5000 is past the end of the file (2048 bytes)",
+    ));
     let p = plan(files, &[], &Options::default());
     assert!(p.arrays.iter().any(|a| a.path == "tas" && a.files == 3));
     assert!(p.left_out.is_empty(), "{:?}", p.findings);
