@@ -8,14 +8,16 @@
 //! - a block stored with some filters **skipped** (HDF5 filter mask): it is decoded with the filters
 //!   that were applied and re-encoded with all of them.
 //!
-//! This is the one place besides scanning that reads source bytes, and only those chunks. Codecs
-//! implemented here are the HDF5 ones: `numcodecs.shuffle`, `numcodecs.zlib` (RFC 1950 streams via
-//! flate2) and `numcodecs.fletcher32` (HDF5's Fletcher-32, appended little-endian). Anything else
-//! leaves the array out with a finding, as without `--patch`.
+//! This is the one place besides scanning that reads source bytes, and only those chunks. The
+//! codecs implemented are the HDF5 ones, one module each in [`codec`] (`numcodecs.shuffle`,
+//! `numcodecs.zlib`, `numcodecs.fletcher32`); anything else leaves the array out with a finding,
+//! as without `--patch`.
 
-use std::io::{Read, Write};
+pub mod codec;
+
+pub use codec::fletcher32;
 use std::sync::Arc;
-use vzplan_core::{ChunkData, Codec, CodecId, CodecStage, DType};
+use vzplan_core::{ChunkData, Codec, CodecStage, DType};
 use vzplan_io::{IoError, RangeRead};
 use vzplan_plan::{Finding, FindingKind, Plan};
 
@@ -36,53 +38,6 @@ pub enum PatchError {
     Size { got: usize, want: usize },
 }
 
-/// HDF5's Fletcher-32 (H5_checksum_fletcher32): sums of big-endian 16-bit words, reduced mod
-/// 65535 in blocks of 360 words; an odd trailing byte counts as the high byte of a word.
-pub fn fletcher32(data: &[u8]) -> u32 {
-    let (mut s1, mut s2) = (0u32, 0u32);
-    for block in data.chunks(720) {
-        for w in block.chunks(2) {
-            let v = if w.len() == 2 {
-                (u32::from(w[0]) << 8) | u32::from(w[1])
-            } else {
-                u32::from(w[0]) << 8
-            };
-            s1 += v;
-            s2 += s1;
-        }
-        s1 = (s1 & 0xffff) + (s1 >> 16);
-        s2 = (s2 & 0xffff) + (s2 >> 16);
-    }
-    s1 = (s1 & 0xffff) + (s1 >> 16);
-    s2 = (s2 & 0xffff) + (s2 >> 16);
-    (s2 << 16) | s1
-}
-
-fn shuffle(data: &[u8], es: usize, forward: bool) -> Vec<u8> {
-    if es <= 1 || data.len() < es {
-        return data.to_vec();
-    }
-    let n = data.len() / es;
-    let mut out = data.to_vec(); // trailing partial element stays in place
-    for i in 0..n {
-        for j in 0..es {
-            if forward {
-                out[j * n + i] = data[i * es + j];
-            } else {
-                out[i * es + j] = data[j * n + i];
-            }
-        }
-    }
-    out
-}
-
-fn elementsize(c: &Codec, dtype: &DType) -> usize {
-    c.configuration
-        .get("elementsize")
-        .and_then(|v| v.as_u64())
-        .map_or(dtype.size, |v| v as usize)
-}
-
 /// Decodes stored bytes: the codecs in reverse, skipping those whose bit is set in `skipped`.
 pub fn decode(
     codecs: &[Codec],
@@ -91,41 +46,15 @@ pub fn decode(
     data: &[u8],
     want: usize,
 ) -> Result<Vec<u8>, PatchError> {
+    // Bounded by the decoded size the block must have, plus room for checksums that were
+    // applied before compression (netCDF-C puts fletcher32 first).
+    let bound = want + 4 * codecs.len() + 1;
     let mut buf = data.to_vec();
     for (i, c) in codecs.iter().enumerate().rev() {
         if i < 32 && skipped & (1 << i) != 0 {
             continue;
         }
-        buf = match (c.stage, c.id()) {
-            (CodecStage::BytesToBytes, CodecId::Zlib) => {
-                let mut out = Vec::with_capacity(want);
-                // Bounded by the decoded size the block must have, plus room for checksums that
-                // were applied before compression (netCDF-C puts fletcher32 first).
-                flate2::read::ZlibDecoder::new(&buf[..])
-                    .take(want as u64 + 4 * codecs.len() as u64 + 1)
-                    .read_to_end(&mut out)
-                    .map_err(PatchError::Zlib)?;
-                out
-            }
-            (CodecStage::BytesToBytes, CodecId::Shuffle) => {
-                shuffle(&buf, elementsize(c, dtype), false)
-            }
-            (CodecStage::BytesToBytes, CodecId::Fletcher32) => {
-                if buf.len() < 4 {
-                    return Err(PatchError::Decode(
-                        "Fletcher-32 block shorter than its checksum".into(),
-                    ));
-                }
-                let (body, tail) = buf.split_at(buf.len() - 4);
-                let stored = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
-                let computed = fletcher32(body);
-                if stored != computed {
-                    return Err(PatchError::Checksum { stored, computed });
-                }
-                body.to_vec()
-            }
-            _ => return Err(PatchError::Codec(c.name.clone())),
-        };
+        buf = stage(c)?.decode(c, dtype, buf, bound)?;
     }
     if buf.len() != want {
         return Err(PatchError::Size {
@@ -140,33 +69,17 @@ pub fn decode(
 pub fn encode(codecs: &[Codec], dtype: &DType, raw: &[u8]) -> Result<Vec<u8>, PatchError> {
     let mut buf = raw.to_vec();
     for c in codecs {
-        buf = match (c.stage, c.id()) {
-            (CodecStage::BytesToBytes, CodecId::Zlib) => {
-                let level = c
-                    .configuration
-                    .get("level")
-                    .and_then(|v| v.as_u64())
-                    .unwrap_or(6)
-                    .min(9);
-                let mut e = flate2::write::ZlibEncoder::new(
-                    Vec::new(),
-                    flate2::Compression::new(level as u32),
-                );
-                e.write_all(&buf).map_err(PatchError::Zlib)?;
-                e.finish().map_err(PatchError::Zlib)?
-            }
-            (CodecStage::BytesToBytes, CodecId::Shuffle) => {
-                shuffle(&buf, elementsize(c, dtype), true)
-            }
-            (CodecStage::BytesToBytes, CodecId::Fletcher32) => {
-                let sum = fletcher32(&buf);
-                buf.extend_from_slice(&sum.to_le_bytes());
-                buf
-            }
-            _ => return Err(PatchError::Codec(c.name.clone())),
-        };
+        buf = stage(c)?.encode(c, dtype, buf)?;
     }
     Ok(buf)
+}
+
+/// The implementation of a bytes-to-bytes codec (the only stage HDF5 filters have).
+fn stage(c: &Codec) -> Result<&'static dyn codec::PatchCodec, PatchError> {
+    match c.stage {
+        CodecStage::BytesToBytes => codec::find(c),
+        _ => Err(PatchError::Codec(c.name.clone())),
+    }
 }
 
 /// The C-order sub-block `[0..keep[0], 0..keep[1], …]` of a decoded block of shape `stored`.
