@@ -1,6 +1,8 @@
 //! Attributes of an object: compact (attribute messages, IV.A.2.m) and dense (attribute info
 //! message IV.A.2.v → fractal heap + v2 B-tree of type 8, or type 9 by creation order), and their
 //! values as JSON following the model's conventions.
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};

@@ -1,6 +1,8 @@
 //! Version 2 B-trees (HDF5 format spec III.A.2, "Disk Format: Level 1A2 - Version 2 B-trees"):
 //! a `BTHD` header, `BTIN` internal nodes and `BTLF` leaf nodes, each with a lookup3 checksum.
 //!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
+//!
 //! [`records`] returns the raw records of any record type in key order (an in-order walk:
 //! child 0, record 0, child 1, …). Callers decode the record bytes themselves: chunk indexes use
 //! types 10/11 (`crate::chunks`), dense link storage types 5/6, dense attribute storage 8/9.

@@ -1,6 +1,8 @@
 //! Chunk indexes of chunked datasets: every allocated chunk's element offset, file address, stored
 //! size and filter mask.
 //!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
+//!
 //! HDF5 format spec sections: III.A.1 (version 1 B-tree, node type 1: layout message v1–v3) and
 //! Appendix C, VII.A–VII.E (layout message v4/v5: Single Chunk, Implicit, Fixed Array, Extensible
 //! Array, version 2 B-tree with record types 10/11).

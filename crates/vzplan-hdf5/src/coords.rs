@@ -1,6 +1,8 @@
 //! Decoded values of small 1-D coordinate variables (dimension scales), so the planner can order
 //! files by coordinate. This is the only place that reads raw data: at most [`MAX_VALUES`] bytes,
 //! through the filters deflate, shuffle and fletcher32 (others → no values).
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::ctx::Ctx;
 use crate::dataset::MAX_VALUES;

@@ -1,6 +1,8 @@
 //! Low-level primitives shared by every part of the reader: the file context (sizes of offsets and
 //! lengths from the superblock, the base address) and a bounds-checked little-endian cursor.
 //! "All metadata fields are stored in little-endian byte order" (HDF5 format spec, II.A).
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::error::{Error, Result};
 use vzplan_io::RangeRead;

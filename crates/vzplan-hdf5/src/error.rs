@@ -1,4 +1,6 @@
 //! Errors of the HDF5 reader. The public entry point adds the file's URL to every message.
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 pub type Result<T> = std::result::Result<T, Error>;
 

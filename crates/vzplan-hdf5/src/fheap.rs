@@ -1,6 +1,8 @@
 //! Fractal heaps (HDF5 spec III.G: header `FRHP`, direct blocks `FHDB`, indirect blocks `FHIB`),
 //! read-only and by heap ID, for dense link and attribute storage.
 //!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
+//!
 //! A managed object's ID holds its offset in the heap's linear address space and its length.
 //! The address space is laid out by a "doubling table": `width` blocks per row, rows 0 and 1 of
 //! the starting block size, each further row twice the previous one. Rows below

@@ -2,6 +2,8 @@
 //! largest managed object are stored on their own in the file. A heap ID wide enough holds the
 //! object's address and length itself; otherwise (dense attribute storage uses 8-byte IDs) it
 //! holds a key into the heap's v2 B-tree of huge objects (record type 1: address, length, key).
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};

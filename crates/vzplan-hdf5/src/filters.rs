@@ -1,5 +1,7 @@
 //! HDF5 filter pipelines (IV.A.2.l) → Zarr v3 codecs, in pipeline (= encode) order.
 //!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
+//!
 //! Built-in filters: deflate (`numcodecs.zlib`: HDF5 deflate is a zlib stream), shuffle,
 //! fletcher32, szip (`imagecodecs_szip` with `header`: HDF5 prefixes the stream with the
 //! uncompressed size), and nbit when it stores every bit (a pass-through). Plugin filters: zstd,

@@ -1,6 +1,8 @@
 //! Group membership, HDF5 spec IV.A.2.g/c/r and III.A.1/III.B: symbol-table groups (v1 B-tree of
 //! type 0 → `SNOD` symbol nodes, names in a local heap), compact link messages, and dense links
 //! (fractal heap + v2 B-tree of type 5, or type 6 when creation order is indexed).
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};

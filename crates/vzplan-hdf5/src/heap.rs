@@ -1,6 +1,8 @@
 //! Local heaps (HDF5 spec III.D, `HEAP`: names of symbol-table groups) and global heap
 //! collections (III.E, `GCOL`: variable-length data such as vlen strings and the object
 //! references of `DIMENSION_LIST`).
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};

@@ -1,5 +1,7 @@
 //! Pure-Rust HDF5 / netCDF-4 metadata reader: one file → a [`vzplan_core::SourceLayout`].
 //!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
+//!
 //! Reads the superblock (HDF5 spec II.A), walks the group hierarchy from the root (symbol-table
 //! groups, compact and dense links; IV.A.2.c/g/r), decodes each dataset's header messages
 //! (dataspace, datatype, fill value, filter pipeline, data layout, attributes; IV.A.2) and its chunk

@@ -2,6 +2,8 @@
 //! link info (0x0002), datatype (0x0003), fill value old/new (0x0004/0x0005), link (0x0006),
 //! data layout (0x0008), filter pipeline (0x000B), attribute (0x000C), symbol table (0x0011),
 //! attribute info (0x0015).
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::ctx::{Ctx, Cur};
 use crate::error::{Error, Result};

@@ -1,5 +1,7 @@
 //! netCDF-4 dimension naming on top of HDF5 dimension scales.
 //!
+//! Spec: netCDF-4 format (NetCDF File Format Specifications, "NetCDF-4 Format"), <https://docs.unidata.ucar.edu/netcdf-c/current/file_format_specifications.html>.
+//!
 //! - A scale dataset names its own axis 0 after itself.
 //! - Other datasets take, per axis, the name of the scale its `DIMENSION_LIST` points at.
 //! - Axes left without a name get `phony_dim_N`, as netCDF-C does: groups are visited children

@@ -2,6 +2,8 @@
 //! without signature) and version 2 (`OHDR` prefix, `OCHK` continuation blocks), plus the
 //! resolution of shared messages (IV.A.2, "Shared Message" encoding) that point at a committed
 //! object header.
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::chunks::checksum::verify;
 use crate::ctx::Ctx;

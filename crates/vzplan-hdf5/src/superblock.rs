@@ -1,5 +1,7 @@
 //! Format signature and superblock, HDF5 spec II.A ("Disk Format: Level 0A").
 //!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
+//!
 //! The signature is searched at 0, 512, 1024, 2048, … The effective base address is where the
 //! signature was found (the library adjusts a stored base address that differs from it).
 

@@ -4,6 +4,8 @@
 //! netCDF4-python's `enum_dict`), a compound of two equal floats named `r`/`i` (h5py's complex
 //! numbers) or a class-11 complex is `complex64`/`complex128`, and any other compound of plain
 //! numbers is a Zarr v3 `struct` (zarr-python >= 3.1 reads it).
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::ctx::{bytes_needed, Cur};
 use crate::error::{Error, Result};

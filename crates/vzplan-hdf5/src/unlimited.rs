@@ -1,5 +1,7 @@
 //! netCDF-4 unlimited dimensions: every variable along one has the dimension's current length.
 //!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
+//!
 //! netCDF-C takes an unlimited dimension's length as the largest extent along it of any dataset
 //! that uses it, and reads records a variable never wrote as its fill value. HDF5 keeps each
 //! dataset's own extent, so a variable written for 3 of 5 `time` steps has 3 rows there; left so,

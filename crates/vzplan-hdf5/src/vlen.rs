@@ -2,6 +2,8 @@
 //! global heap IDs (length, collection address, object index), so no byte range of the file is a
 //! Zarr chunk. The strings are read from the global heap and written inline as one chunk per
 //! file, encoded for the `vlen-utf8` codec (as VirtualiZarr does), up to [`MAX_TEXT`] bytes.
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::attrs;
 use crate::coords;

@@ -1,6 +1,8 @@
 //! netCDF classic metadata reader: CDF-1 (classic), CDF-2 (64-bit offset) and CDF-5 (64-bit data)
 //! files → [`vzplan_core::SourceLayout`].
 //!
+//! Spec: NetCDF Classic and 64-bit Offset Format Specification, <https://docs.unidata.ucar.edu/netcdf-c/current/file_format_specifications.html>.
+//!
 //! The header grammar is `Unidata/netcdf-c:docs/file_format_specifications.md` ("The Format in
 //! Detail"), and PnetCDF's CDF-5 specification for version 5 (64-bit counts; see `header.rs`). Digest:
 //! `formats.md` §7.1. Only the header is parsed, plus the bytes of small coordinate variables.

@@ -1,5 +1,7 @@
 //! GeoTIFF 1.1 (OGC 19-008r4): model tags → array attributes.
 //!
+//! Spec: OGC GeoTIFF Standard 1.1, <https://docs.ogc.org/is/19-008r4/19-008r4.html>.
+//!
 //! Raw tags are kept under their names (`ModelPixelScale` 33550, `ModelTiepoint` 33922,
 //! `ModelTransformation` 34264, `GeoKeyDirectory` 34735, `GeoDoubleParams` 34736,
 //! `GeoAsciiParams` 34737), the keys decoded into `GeoKeys` (key id → value), and from them:

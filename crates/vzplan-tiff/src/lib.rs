@@ -1,6 +1,8 @@
 //! Pure-Rust TIFF / BigTIFF / COG / GeoTIFF metadata reader: one file → a
 //! [`vzplan_core::SourceLayout`] whose chunk tables reference the file's strips and tiles.
 //!
+//! Spec: TIFF Revision 6.0, <https://www.itu.int/itudoc/itu-t/com16/tiff-fx/docs/tiff6.pdf>.
+//!
 //! Specs: TIFF 6.0 (Adobe, 1992), the BigTIFF extension (libtiff `bigtiff.html`), the Cloud
 //! Optimized GeoTIFF layout (`cogeotiff/cog-spec`), GeoTIFF 1.1 (OGC 19-008r4); digest in
 //! `shared/reference/formats.md` §7.2, §4.3 (kerchunk's TIFF path) and §5.3 (virtual-tiff).

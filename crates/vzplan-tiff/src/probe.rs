@@ -1,5 +1,7 @@
 //! Decoded lengths of compressed blocks, to tell a short last strip from a padded one.
 //!
+//! Spec: TIFF Revision 6.0, <https://www.itu.int/itudoc/itu-t/com16/tiff-fx/docs/tiff6.pdf>.
+//!
 //! Only the *length* is computed, with a cap (`limit`): decoding stops once `limit` bytes would be
 //! produced, so a hostile block cannot make us allocate or loop without bound.
 //! - Deflate (Compression 8 / 32946): zlib stream, inflated into a sink by flate2.

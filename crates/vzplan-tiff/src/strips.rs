@@ -1,5 +1,7 @@
 //! Whether the last strips of a striped image are stored short or padded, plane by plane.
 //!
+//! Spec: TIFF Revision 6.0, <https://www.itu.int/itudoc/itu-t/com16/tiff-fx/docs/tiff6.pdf>.
+//!
 //! A Zarr chunk is decoded at its listed length, so every plane's last strip must decode to the
 //! same number of rows. Writers mostly agree with themselves, with one common exception: GDAL
 //! writes a band-interleaved (PlanarConfiguration 2) file's strips short, but fills the strips of

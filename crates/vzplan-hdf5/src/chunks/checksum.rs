@@ -2,6 +2,8 @@
 //! used in the format are computed with the Jenkins' lookup3 algorithm", HDF5 format spec I.A).
 //! HDF5 hashes the bytes from the structure's signature up to (not including) its checksum field,
 //! with an initial value of 0, and stores the result little-endian.
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::error::{Error, Result};
 

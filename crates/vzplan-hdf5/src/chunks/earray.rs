@@ -1,5 +1,7 @@
 //! Extensible Array index (format spec VII.D, index type 4), for one unlimited dimension.
 //!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
+//!
 //! Structure: `EAHD` header → `EAIB` index block (the first `index elements` entries inline, the
 //! addresses of the data blocks of the first super blocks, then secondary block addresses) →
 //! `EASB` secondary blocks (data block addresses, plus a page-initialised bitmap when their data

@@ -3,6 +3,8 @@
 //! `2^page_bits`, the data block is paged: it holds a bitmap of initialised pages (most
 //! significant bit first) and the pages, each `page entries + checksum`, follow it contiguously
 //! (the block and its pages are allocated as one). A page whose bit is clear holds no chunks.
+//!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use super::{checksum, decode_entry, entry_layout, finish, product, scaled_to_offset, unravel};
 use super::{Geometry, RawChunk};

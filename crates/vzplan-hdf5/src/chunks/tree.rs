@@ -1,6 +1,8 @@
 //! Tree-shaped chunk indexes: the version 1 B-tree of node type 1 (format spec III.A.1, used with
 //! layout messages v1–v3) and the version 2 B-tree with record types 10/11 (III.A.2 and VII.E).
 //!
+//! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
+//!
 //! v1 B-tree chunk keys are "Size of chunk in bytes" (4), "Filter mask" (4) and D+1 64-bit
 //! *element* offsets, the last (the datatype dimension) always 0; key i is the least chunk of
 //! child i, and level-0 children are chunk addresses. v2 B-tree records are `Address`,
