@@ -110,3 +110,22 @@ def test_scan_with_an_executor_builds_the_same_refs(tmp_path):
     remote = vzplan.build(layouts=layouts)
     local = vzplan.build(case_inputs(case))
     assert remote.refs_bytes() == local.refs_bytes()
+
+
+def test_append_equals_the_cli_and_one_build(cli, tmp_path):
+    files = sorted(str(p) for p in (COLLECTIONS / "monthly").glob("*.nc"))
+    ours, theirs, whole = tmp_path / "py.json", tmp_path / "cli.json", tmp_path / "all.json"
+    first = vzplan.build(files[:4], output=ours, keep_layouts=True)
+    assert first.complete and (tmp_path / "py.layouts.jsonl").exists()
+    report = vzplan.append(files[4:], output=ours)
+    assert report.complete
+    subprocess.run([cli, "build", *files[:4], "-o", str(theirs), "--keep-layouts"], check=True,
+                   capture_output=True)
+    subprocess.run([cli, "append", *files[4:], "-o", str(theirs)], check=True,
+                   capture_output=True)
+    vzplan.build(files, output=whole)
+    assert ours.read_bytes() == theirs.read_bytes() == whole.read_bytes()
+    assert (tmp_path / "py.layouts.jsonl").read_bytes() == (tmp_path / "cli.layouts.jsonl").read_bytes()
+    # Without kept layouts there is nothing to append to.
+    with pytest.raises(vzplan.VzplanError, match="keep-layouts"):
+        vzplan.append(files[:1], output=whole)

@@ -2,7 +2,8 @@
 HDF5 and TIFF files, planned by the same library as the ``vzplan`` command.
 
     ds = vzplan.open_dataset("data/*.nc")               # an xarray.Dataset, read lazily
-    report = vzplan.build("data/*.nc", output="refs.json")
+    report = vzplan.build("data/*.nc", output="refs.json", keep_layouts=True)
+    report = vzplan.append("data/2025_*.nc", output="refs.json")   # only the new files scanned
     report = vzplan.plan("data/*.nc"); report.findings
     layout = vzplan.scan("data/a.nc")
 """
@@ -11,6 +12,7 @@ from ._api import (
     FindingWarning,
     Report,
     VzplanError,
+    append,
     build,
     open_dataset,
     plan,
@@ -24,6 +26,7 @@ __all__ = [
     "Report",
     "VirtualiZarrParser",
     "VzplanError",
+    "append",
     "build",
     "open_dataset",
     "plan",

@@ -141,13 +141,14 @@ def _run(
     *,
     build: bool,
     output: str | None = None,
+    append: bool = False,
 ) -> Report:
     options, env = split_storage_options(opts)
     lines = _layout_lines(layouts) if layouts is not None else None
     plist = None if paths is None else _paths(paths)
     with env:
         report, code, refs, zarr = _vzplan.run(
-            plist, lines, options, build=build, output=output, in_memory=True
+            plist, lines, options, build=build, output=output, in_memory=True, append=append
         )
     zpath = None
     if output is not None and not options.get("no_zarr_json"):
@@ -194,8 +195,9 @@ def build(
     ``icechunk``: an Icechunk repository (a local directory or ``s3://``/``gs://``/``az://``
     prefix) to commit to, on ``branch="main"`` (``Report.icechunk`` tells the commit), as
     `vzplan build --icechunk`. ``no_templates=True``: full URLs in every reference; ``force``:
-    replace files that are not vzplan outputs. Options as :func:`plan`. Raises :class:`VzplanError` when nothing can be
-    built.
+    replace files that are not vzplan outputs; ``keep_layouts=True`` (or a path): keep every
+    file's layout beside the outputs so that :func:`append` can add files later without scanning
+    these again. Options as :func:`plan`. Raises :class:`VzplanError` when nothing can be built.
     """
     if icechunk is not None:
         opts = dict(opts, icechunk=os.fspath(icechunk))
@@ -208,6 +210,33 @@ def build(
         layouts = scan_on_client(client, _paths(paths), opts, batch_size)
         paths = None
     return _run(paths, layouts, opts, build=True, output=out)
+
+
+def append(
+    paths: Any = None,
+    *,
+    output: str | os.PathLike[str],
+    client: Any = None,
+    layouts: Iterable[Any] | None = None,
+    batch_size: int = 16,
+    **opts: Any,
+) -> Report:
+    """Adds files to the collection at ``output``, built with ``keep_layouts=True`` (or
+    `vzplan build --keep-layouts`), as `vzplan append` does: only the new files are scanned (here,
+    or on ``client``'s workers), and refs.json, zarr.json and the kept layouts are rewritten as a
+    build of all the files would write them. Pass the same plan options as the build. A kept file
+    changed since it was scanned is left out (give it again to rescan it); a collection without
+    kept layouts raises :class:`VzplanError`.
+    """
+    out = os.fspath(output)
+    if client is not None:
+        if layouts is not None:
+            raise ValueError("give either client or layouts, not both")
+        from ._distributed import scan_on_client
+
+        layouts = scan_on_client(client, _paths(paths), opts, batch_size)
+        paths = None
+    return _run(paths, layouts, opts, build=True, output=out, append=True)
 
 
 def scan(path: str | os.PathLike[str], **opts: Any) -> dict[str, Any]:

@@ -30,6 +30,7 @@ pub fn build(common: &Common, args: &IcechunkArgs, json: bool) -> Result<u8, Err
         plan: plan_options(common),
         outputs: vec![Box::new(Shared(out.clone()))],
         force: false,
+        keep_layouts: None,
     };
     let term = progress::Terminal::new(common.scan.stats);
     let report = vzplan::build(&source(common)?, &opts, &term)?;

@@ -1,7 +1,8 @@
 //! `vzplan`: virtual Zarr datasets from piles of netCDF, HDF5 and TIFF files.
 //!
 //! ```text
-//! vzplan build  [OPTIONS] INPUTS... -o OUT.json   # scan + plan + emit
+//! vzplan build  [OPTIONS] INPUTS... -o OUT.json [--keep-layouts]  # scan + plan + emit
+//! vzplan append [OPTIONS] NEW... -o OUT.json      # add files to a --keep-layouts collection
 //! vzplan plan   [OPTIONS] INPUTS... [--json]
 //! vzplan scan   [OPTIONS] INPUTS... -o layouts.jsonl [--shard I/N]
 //! vzplan verify OUT.json
@@ -13,13 +14,12 @@ mod icechunk;
 mod info;
 mod io_args;
 mod progress;
+mod refs;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use vzplan::{
-    BuildOptions, Error, Inputs, Plan, PlanOptions, RefsOutput, ScanOptions, Shard, Source,
-};
+use vzplan::{Error, Inputs, Plan, PlanOptions, ScanOptions, Shard, Source};
 
 #[derive(Parser)]
 #[command(
@@ -38,26 +38,19 @@ enum Cmd {
     Build {
         #[command(flatten)]
         common: Common,
-        /// The kerchunk reference file to write.
-        #[arg(short = 'o', long = "output", required_unless_present = "icechunk")]
-        output: Option<PathBuf>,
+        #[command(flatten)]
+        refs: refs::RefsArgs,
         #[command(flatten)]
         icechunk: icechunk::IcechunkArgs,
-        /// Where to write the consolidated Zarr v3 zarr.json (default: OUT stem + .zarr.json).
-        #[arg(long)]
-        zarr_json: Option<PathBuf>,
-        /// Do not write the consolidated zarr.json.
-        #[arg(long)]
-        no_zarr_json: bool,
-        /// Write full URLs in every reference instead of kerchunk templates.
-        #[arg(long)]
-        no_templates: bool,
-        /// Print the report as JSON.
-        #[arg(long)]
-        json: bool,
-        /// Replace existing files that are not vzplan outputs (never an input).
-        #[arg(long)]
-        force: bool,
+    },
+    /// Add files to a collection built with --keep-layouts: only the new files are scanned, and
+    /// every output is rewritten as `build` of all the files would write it (pass the same plan
+    /// options as the build).
+    Append {
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        refs: refs::RefsArgs,
     },
     /// Show what would be built, what cannot be, and why.
     Plan {
@@ -182,7 +175,14 @@ fn main() -> ExitCode {
         }
     };
     let json = match &cli.cmd {
-        Cmd::Build { json, .. }
+        Cmd::Build {
+            refs: refs::RefsArgs { json, .. },
+            ..
+        }
+        | Cmd::Append {
+            refs: refs::RefsArgs { json, .. },
+            ..
+        }
         | Cmd::Plan { json, .. }
         | Cmd::Verify { json, .. }
         | Cmd::Info { json, .. } => *json,
@@ -286,25 +286,13 @@ fn run(cli: Cli) -> Result<u8, Error> {
         }
         Cmd::Build {
             common,
-            output,
+            refs,
             icechunk,
-            zarr_json,
-            no_zarr_json,
-            no_templates,
-            json,
-            force,
-        } => match output {
-            Some(output) => build(
-                &common,
-                output,
-                zarr_json,
-                no_zarr_json,
-                no_templates,
-                json,
-                force,
-            ),
-            None => icechunk::build(&common, &icechunk, json),
+        } => match icechunk.icechunk {
+            Some(_) => icechunk::build(&common, &icechunk, refs.json),
+            None => refs::run(&common, &refs, false),
         },
+        Cmd::Append { common, refs } => refs::run(&common, &refs, true),
         Cmd::Scan {
             scan: args,
             output,
@@ -347,56 +335,4 @@ fn run(cli: Cli) -> Result<u8, Error> {
             Ok(if r.ok() { 0 } else { 1 })
         }
     }
-}
-
-fn build(
-    common: &Common,
-    output: PathBuf,
-    zarr_json: Option<PathBuf>,
-    no_zarr_json: bool,
-    no_templates: bool,
-    json: bool,
-    force: bool,
-) -> Result<u8, Error> {
-    // `-o -`: refs.json on standard output, the report on standard error, and no zarr.json unless
-    // --zarr-json names one.
-    let stdout = output.as_os_str() == "-";
-    let zpath = match zarr_json {
-        _ if no_zarr_json => None,
-        Some(z) => Some(z),
-        None => vzplan::outputs::default_zarr_json(&output),
-    };
-    let opts = BuildOptions {
-        plan: plan_options(common),
-        outputs: vec![Box::new(RefsOutput {
-            refs: output.clone(),
-            zarr_json: zpath.clone(),
-            templates: !no_templates,
-        })],
-        force,
-    };
-    let term = progress::Terminal::new(common.scan.stats);
-    let report = vzplan::build(&source(common)?, &opts, &term)?;
-    let plan = &report.plan;
-    if json {
-        let mut r = vzplan::report::json(plan);
-        if let Some(o) = r.as_object_mut() {
-            o.insert("refs".into(), output.display().to_string().into());
-            if let Some(z) = &zpath {
-                o.insert("zarr_json".into(), z.display().to_string().into());
-            }
-        }
-        let text = serde_json::to_string_pretty(&r)?;
-        if stdout {
-            eprintln!("{text}");
-        } else {
-            println!("{text}");
-        }
-    } else if stdout {
-        eprint!("{}", vzplan::report::text(plan));
-    } else {
-        print!("{}", vzplan::report::text(plan));
-        println!("wrote {}", output.display());
-    }
-    Ok(exit_for(plan))
 }

@@ -130,8 +130,10 @@ fn expand(
 /// Plans (and, with `build`, writes) from `paths` scanned here or from `layouts` (lines as
 /// `scan_lines` returns them, e.g. from a cluster's workers). Returns
 /// `(report_json, exit_code, refs_bytes, zarr_json_bytes)`; the bytes only with `in_memory`.
+/// With `append`, the files are added to the collection at `output` (built with kept layouts).
 #[pyfunction]
-#[pyo3(signature = (paths=None, layouts=None, options=None, build=false, output=None, in_memory=false))]
+#[pyo3(signature = (paths=None, layouts=None, options=None, build=false, output=None, in_memory=false, append=false))]
+#[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
     paths: Option<Vec<String>>,
@@ -140,8 +142,15 @@ fn run(
     build: bool,
     output: Option<String>,
     in_memory: bool,
+    append: bool,
 ) -> PyResult<PyObject> {
     let opts = Opts::from_dict(py, options, Which::Build)?;
+    if append && output.is_none() {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "append needs output: the refs.json to extend",
+        ));
+    }
+    let kept = opts.layouts_for(output.as_deref(), append);
     let scan = opts.scan_options();
     let cancel = scan.cancel.clone().unwrap_or_default();
     let source = match (paths, layouts) {
@@ -183,8 +192,12 @@ fn run(
                 plan: plan_opts,
                 outputs,
                 force,
+                keep_layouts: kept.clone(),
             };
-            let plan = vzplan::build(&source, &b, &vzplan::NoProgress)?.plan;
+            let plan = match (&kept, append) {
+                (Some(k), true) => vzplan::append(k, &source, b, &vzplan::NoProgress)?.plan,
+                _ => vzplan::build(&source, &b, &vzplan::NoProgress)?.plan,
+            };
             let committed = icechunk.as_ref().and_then(|i| {
                 let c = i.committed()?;
                 Some(serde_json::json!({

@@ -44,6 +44,7 @@ const PLAN_KEYS: &[&str] = &[
     "force",
     "icechunk",
     "branch",
+    "keep_layouts",
 ];
 
 /// The options, defaults as the CLI's.
@@ -71,6 +72,27 @@ pub struct Opts {
     pub force: bool,
     pub icechunk: Option<String>,
     pub branch: String,
+    /// `keep_layouts`: True (beside refs.json) or a path.
+    keep_layouts: Option<KeepLayouts>,
+}
+
+/// Where `build` keeps the layouts: beside refs.json, or at a path.
+#[derive(Clone)]
+enum KeepLayouts {
+    Beside,
+    At(PathBuf),
+}
+
+fn keep_layouts(d: &Bound<'_, PyDict>) -> PyResult<Option<KeepLayouts>> {
+    let Some(v) = d.get_item("keep_layouts")?.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    if let Ok(b) = v.extract::<bool>() {
+        return Ok(b.then_some(KeepLayouts::Beside));
+    }
+    v.extract::<PathBuf>()
+        .map(|p| Some(KeepLayouts::At(p)))
+        .map_err(|e| PyTypeError::new_err(format!("keep_layouts: {e}")))
 }
 
 fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
@@ -137,6 +159,7 @@ impl Opts {
             force: get(d, "force", false)?,
             icechunk: get(d, "icechunk", None)?,
             branch: get(d, "branch", "main".to_string())?,
+            keep_layouts: keep_layouts(d)?,
         };
         // The CLI refuses these combinations as usage errors.
         if o.concat_dim.is_some() && o.stack_dim.is_some() {
@@ -200,6 +223,17 @@ impl Opts {
     }
 
     /// Where zarr.json goes beside `refs`, as the CLI decides it.
+    /// Where the layouts are kept for refs.json at `refs` (always, when appending).
+    pub fn layouts_for(&self, refs: Option<&str>, append: bool) -> Option<PathBuf> {
+        let beside = || refs.map(|r| vzplan::default_layouts(std::path::Path::new(r)));
+        match &self.keep_layouts {
+            Some(KeepLayouts::At(p)) => Some(p.clone()),
+            Some(KeepLayouts::Beside) => beside(),
+            None if append => beside(),
+            None => None,
+        }
+    }
+
     pub fn zarr_json_for(&self, refs: Option<&str>) -> Option<PathBuf> {
         if self.no_zarr_json {
             return None;

@@ -69,6 +69,9 @@ pub struct BuildOptions {
     pub outputs: Vec<Box<dyn Output>>,
     /// Replace existing files that are not vzplan outputs (never an input).
     pub force: bool,
+    /// Also keep every file's layout here (JSON lines), so that the collection can be appended
+    /// to ([`crate::append`]) without scanning its files again.
+    pub keep_layouts: Option<PathBuf>,
 }
 
 /// The result of a build.
@@ -220,6 +223,7 @@ pub fn build(
     let mut targets: Vec<(&'static str, PathBuf)> =
         opts.outputs.iter().flat_map(|o| o.targets()).collect();
     targets.extend(html.iter().flat_map(|h| h.targets()));
+    targets.extend(opts.keep_layouts.iter().map(|p| ("layouts", p.clone())));
     // Once before scanning, against the paths given (a slip is told at once), once more when
     // every input is known.
     let none = Vec::new();
@@ -232,6 +236,11 @@ pub fn build(
     write::guard(&targets, opts.force, &given)?;
     let g = gather_with_inputs(source, progress)?;
     write::guard(&targets, opts.force, &g.read)?;
+    // Kept before planning, which takes the chunk tables over; committed with the outputs.
+    let kept = match &opts.keep_layouts {
+        Some(p) => Some(crate::append::stage(p, &g.layouts, &g.failures)?),
+        None => None,
+    };
     let mut plan = plan_layouts(g.layouts, g.failures, &opts.plan)?;
     // The page shows the plan before patching; it is renamed into place with the other outputs.
     let mut staged = match &html {
@@ -258,6 +267,7 @@ pub fn build(
             plan: Box::new(plan),
         });
     }
+    staged.extend(kept);
     for o in &opts.outputs {
         staged.extend(o.stage(&plan)?);
     }

@@ -55,6 +55,9 @@ pub enum Error {
     /// Writing an Icechunk repository.
     #[error(transparent)]
     Icechunk(#[from] vzplan_icechunk::Error),
+    /// `append`: the collection's layouts were not kept.
+    #[error("{layouts}: no kept layouts, so the collection cannot be appended to without scanning its files again; build it once with --keep-layouts (then append), or build all the files together")]
+    NotAppendable { layouts: String },
     /// `verify`: the refs file cannot be read or is not vzplan's.
     #[error("{path}: {message}")]
     Refs { path: String, message: String },

@@ -12,6 +12,7 @@
 //! [`verify::verify`] are the other subcommands. Options are plain structs, progress goes to a
 //! [`ProgressSink`], errors are [`Error`].
 
+pub mod append;
 pub mod build;
 mod error;
 pub mod formats;
@@ -25,6 +26,7 @@ mod progress;
 pub mod scan;
 pub mod verify;
 
+pub use append::{append, default_layouts};
 pub use build::{build, plan, BuildOptions, BuildReport, PlanOptions, Source};
 pub use error::Error;
 pub use formats::{FormatError, FormatReader, ReadOptions, FORMATS};

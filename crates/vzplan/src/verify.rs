@@ -42,7 +42,7 @@ pub fn verify(refs: &Path, io: &IoOptions) -> Result<VerifyReport, Error> {
 }
 
 /// How one source differs from its record, if it does.
-fn drift(s: &SourceRef, io: &IoOptions) -> Option<String> {
+pub(crate) fn drift(s: &SourceRef, io: &IoOptions) -> Option<String> {
     let path = s.url.strip_prefix("file://").unwrap_or(&s.url);
     let now: Result<ObjectMeta, _> = if vzplan_io::is_url(&s.url) {
         vzplan_io::remote::head(&s.url, io)

@@ -25,6 +25,7 @@ fn build_a_collection_into_a_directory() {
         plan: PlanOptions::default(),
         outputs: vec![Box::new(RefsOutput::new(&refs))],
         force: false,
+        keep_layouts: None,
     };
     let report = vzplan::build(&scan_source("yearly/*.nc"), &opts, &vzplan::NoProgress).unwrap();
     // Complete: the CLI's exit code 0.
@@ -60,6 +61,7 @@ fn left_out_arrays_make_the_plan_incomplete_and_no_array_writes_nothing() {
         plan: PlanOptions::default(),
         outputs: vec![Box::new(RefsOutput::new(&refs))],
         force: false,
+        keep_layouts: None,
     };
     let report = vzplan::build(&scan_source("padded/*.nc"), &opts, &vzplan::NoProgress).unwrap();
     // The CLI's exit code 3: built, with `tas` left out.
@@ -81,6 +83,7 @@ fn left_out_arrays_make_the_plan_incomplete_and_no_array_writes_nothing() {
         },
         outputs: vec![Box::new(RefsOutput::new(&refs))],
         force: false,
+        keep_layouts: None,
     };
     match vzplan::build(&source, &opts, &vzplan::NoProgress) {
         Err(e @ Error::NothingBuilt { .. }) => {

@@ -22,6 +22,7 @@ fn bytes_in_memory_equal_the_written_files() {
         plan: PlanOptions::default(),
         outputs: vec![Box::new(RefsOutput::new(&refs))],
         force: false,
+        keep_layouts: None,
     };
     let source = Source::Scan {
         inputs: inputs("padded/*.nc"),

@@ -139,6 +139,7 @@ fn an_output_onto_an_input_is_a_usage_error_even_forced() {
     let opts = BuildOptions {
         outputs: vec![Box::new(RefsOutput::new(&src))],
         force: true,
+        keep_layouts: None,
         ..BuildOptions::default()
     };
     let e = vzplan::build(&source, &opts, &vzplan::NoProgress).unwrap_err();
