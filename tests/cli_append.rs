@@ -163,3 +163,11 @@ fn a_kept_file_changed_since_its_scan_is_left_out_until_given_again() {
     run("build", &copies, &b, &[]);
     assert!(read(&a) == read(&b));
 }
+
+#[test]
+fn an_icechunk_repository_on_object_storage_needs_a_path_for_its_layouts() {
+    let all = files("yearly");
+    let (code, _, err) = vzplan(&["append", &all[0], "--icechunk", "s3://bucket/repo"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--keep-layouts=FILE"), "{err}");
+}

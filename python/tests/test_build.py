@@ -82,7 +82,8 @@ def test_icechunk_commit_reads_back(tmp_path):
     config = icechunk.RepositoryConfig.default()
     for url in c["virtual_chunk_containers"]:
         config.set_virtual_chunk_container(icechunk.VirtualChunkContainer(url, icechunk.local_filesystem_store(url[len("file://"):])))
-    creds = icechunk.containers_credentials({u: None for u in c["virtual_chunk_containers"]})
+    creds = icechunk.containers_credentials(
+        {u: icechunk.Credentials.LocalFileSystemAccess() for u in c["virtual_chunk_containers"]})
     r = icechunk.Repository.open(icechunk.local_filesystem_storage(str(repo)), config=config,
                                  authorize_virtual_chunk_access=creds)
     zarr.config.set({"array.rectilinear_chunks": True})
@@ -129,3 +130,33 @@ def test_append_equals_the_cli_and_one_build(cli, tmp_path):
     # Without kept layouts there is nothing to append to.
     with pytest.raises(vzplan.VzplanError, match="keep-layouts"):
         vzplan.append(files[:1], output=whole)
+
+
+def test_icechunk_append_is_one_more_commit_equal_to_one_build(tmp_path):
+    icechunk = pytest.importorskip("icechunk")
+    import zarr
+
+    files = sorted(str(p) for p in (COLLECTIONS / "yearly").glob("*.nc"))
+    repo, whole = tmp_path / "repo", tmp_path / "whole"
+    vzplan.build(files[:2], icechunk=repo, keep_layouts=True)
+    assert (tmp_path / "repo.layouts.jsonl").exists()
+    report = vzplan.append(files[2:], icechunk=repo)
+    assert report.complete and report.icechunk["virtual_refs"] == 12
+    vzplan.build(files, icechunk=whole)
+
+    def group(path):
+        prefixes = [f"file://{COLLECTIONS / 'yearly'}/"]
+        creds = icechunk.containers_credentials(
+            {p: icechunk.Credentials.LocalFileSystemAccess() for p in prefixes})
+        r = icechunk.Repository.open(icechunk.local_filesystem_storage(str(path)),
+                                     authorize_virtual_chunk_access=creds)
+        return r, zarr.open_group(r.readonly_session("main").store, mode="r", zarr_format=3)
+
+    zarr.config.set({"array.rectilinear_chunks": True})
+    (ra, a), (_, b) = group(repo), group(whole)
+    # Two commits on main after the repository's initial one: the build and the append.
+    assert len(list(ra.ancestry(branch="main"))) == 3
+    assert sorted(a.array_keys()) == sorted(b.array_keys())
+    for name in b.array_keys():
+        assert a[name].metadata.to_dict() == b[name].metadata.to_dict(), name
+        assert (a[name][...] == b[name][...]).all(), name

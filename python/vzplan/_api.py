@@ -215,7 +215,8 @@ def build(
 def append(
     paths: Any = None,
     *,
-    output: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None = None,
+    icechunk: Any = None,
     client: Any = None,
     layouts: Iterable[Any] | None = None,
     batch_size: int = 16,
@@ -226,9 +227,12 @@ def append(
     or on ``client``'s workers), and refs.json, zarr.json and the kept layouts are rewritten as a
     build of all the files would write them. Pass the same plan options as the build. A kept file
     changed since it was scanned is left out (give it again to rescan it); a collection without
-    kept layouts raises :class:`VzplanError`.
+    kept layouts raises :class:`VzplanError`. ``icechunk=REPO``: append to a repository built
+    with ``keep_layouts`` in one more commit (a concurrent commit is a conflict, not a lost update).
     """
-    out = os.fspath(output)
+    if icechunk is not None:
+        opts = dict(opts, icechunk=os.fspath(icechunk))
+    out = None if output is None else os.fspath(output)
     if client is not None:
         if layouts is not None:
             raise ValueError("give either client or layouts, not both")

@@ -1,6 +1,8 @@
 //! `vzplan build … --icechunk REPO [--branch NAME]`: the plan as a commit in an Icechunk
-//! repository (the library's `IcechunkOutput`).
+//! repository (the library's `IcechunkOutput`); `vzplan append … --icechunk REPO` adds files in
+//! one more commit (a concurrent commit on the branch is a conflict, not a lost update).
 
+use crate::refs::RefsArgs;
 use crate::{exit_for, plan_options, progress, source, Common};
 use clap::Args;
 use vzplan::{BuildOptions, Error};
@@ -21,8 +23,26 @@ pub struct IcechunkArgs {
     pub branch: String,
 }
 
-pub fn build(common: &Common, args: &IcechunkArgs, json: bool) -> Result<u8, Error> {
+/// Builds into (or, with `append`, appends to) the repository as one commit.
+pub fn build(
+    common: &Common,
+    args: &IcechunkArgs,
+    refs: &RefsArgs,
+    append: bool,
+) -> Result<u8, Error> {
+    let json = refs.json;
     let repo = args.icechunk.as_deref().unwrap_or_default();
+    let beside = || {
+        vzplan::default_layouts_for_repo(repo).ok_or_else(|| Error::LayoutsPathNeeded {
+            repo: repo.to_string(),
+        })
+    };
+    let kept = match &refs.keep_layouts {
+        Some(Some(p)) => Some(p.clone()),
+        Some(None) => Some(beside()?),
+        None if append => Some(beside()?),
+        None => None,
+    };
     let out = vzplan::IcechunkOutput::new(repo, &args.branch, common.scan.io.options())?;
     let target = out.target.display();
     let out = std::sync::Arc::new(out);
@@ -30,10 +50,13 @@ pub fn build(common: &Common, args: &IcechunkArgs, json: bool) -> Result<u8, Err
         plan: plan_options(common),
         outputs: vec![Box::new(Shared(out.clone()))],
         force: false,
-        keep_layouts: None,
+        keep_layouts: kept.clone(),
     };
     let term = progress::Terminal::new(common.scan.stats);
-    let report = vzplan::build(&source(common)?, &opts, &term)?;
+    let report = match (&kept, append) {
+        (Some(k), true) => vzplan::append(k, &source(common)?, opts, &term)?,
+        _ => vzplan::build(&source(common)?, &opts, &term)?,
+    };
     let plan = &report.plan;
     let Some(c) = out.committed() else {
         return Ok(exit_for(plan));

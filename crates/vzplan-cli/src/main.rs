@@ -51,6 +51,8 @@ enum Cmd {
         common: Common,
         #[command(flatten)]
         refs: refs::RefsArgs,
+        #[command(flatten)]
+        icechunk: icechunk::IcechunkArgs,
     },
     /// Show what would be built, what cannot be, and why.
     Plan {
@@ -289,10 +291,17 @@ fn run(cli: Cli) -> Result<u8, Error> {
             refs,
             icechunk,
         } => match icechunk.icechunk {
-            Some(_) => icechunk::build(&common, &icechunk, refs.json),
+            Some(_) => icechunk::build(&common, &icechunk, &refs, false),
             None => refs::run(&common, &refs, false),
         },
-        Cmd::Append { common, refs } => refs::run(&common, &refs, true),
+        Cmd::Append {
+            common,
+            refs,
+            icechunk,
+        } => match icechunk.icechunk {
+            Some(_) => icechunk::build(&common, &icechunk, &refs, true),
+            None => refs::run(&common, &refs, true),
+        },
         Cmd::Scan {
             scan: args,
             output,

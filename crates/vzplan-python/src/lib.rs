@@ -145,12 +145,12 @@ fn run(
     append: bool,
 ) -> PyResult<PyObject> {
     let opts = Opts::from_dict(py, options, Which::Build)?;
-    if append && output.is_none() {
+    if append && output.is_none() && opts.icechunk.is_none() {
         return Err(pyo3::exceptions::PyValueError::new_err(
-            "append needs output: the refs.json to extend",
+            "append needs output (the refs.json to extend) or icechunk (the repository)",
         ));
     }
-    let kept = opts.layouts_for(output.as_deref(), append);
+    let kept = opts.layouts_for(output.as_deref(), append)?;
     let scan = opts.scan_options();
     let cancel = scan.cancel.clone().unwrap_or_default();
     let source = match (paths, layouts) {

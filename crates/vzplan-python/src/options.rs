@@ -223,15 +223,26 @@ impl Opts {
     }
 
     /// Where zarr.json goes beside `refs`, as the CLI decides it.
-    /// Where the layouts are kept for refs.json at `refs` (always, when appending).
-    pub fn layouts_for(&self, refs: Option<&str>, append: bool) -> Option<PathBuf> {
-        let beside = || refs.map(|r| vzplan::default_layouts(std::path::Path::new(r)));
-        match &self.keep_layouts {
+    /// Where the layouts are kept: beside refs.json at `refs`, or beside a local Icechunk
+    /// repository, unless a path is given (always kept when appending).
+    pub fn layouts_for(&self, refs: Option<&str>, append: bool) -> PyResult<Option<PathBuf>> {
+        let beside = || match (refs, &self.icechunk) {
+            (Some(r), _) => Ok(vzplan::default_layouts(std::path::Path::new(r))),
+            (None, Some(repo)) => vzplan::default_layouts_for_repo(repo).ok_or_else(|| {
+                PyValueError::new_err(
+                    vzplan::Error::LayoutsPathNeeded { repo: repo.clone() }.to_string(),
+                )
+            }),
+            (None, None) => Err(PyValueError::new_err(
+                "keep_layouts needs output (or icechunk) to keep them beside",
+            )),
+        };
+        Ok(match &self.keep_layouts {
             Some(KeepLayouts::At(p)) => Some(p.clone()),
-            Some(KeepLayouts::Beside) => beside(),
-            None if append => beside(),
+            Some(KeepLayouts::Beside) => Some(beside()?),
+            None if append => Some(beside()?),
             None => None,
-        }
+        })
     }
 
     pub fn zarr_json_for(&self, refs: Option<&str>) -> Option<PathBuf> {

@@ -34,6 +34,18 @@ pub fn default_layouts(refs: &Path) -> PathBuf {
     refs.with_file_name(format!("{stem}.layouts.jsonl"))
 }
 
+/// Where an Icechunk repository's kept layouts go by default: beside a local repository
+/// (`out/repo` → `out/repo.layouts.jsonl`); none for one on object storage (give a path).
+pub fn default_layouts_for_repo(repo: &str) -> Option<PathBuf> {
+    match vzplan_icechunk::Target::parse(repo).ok()? {
+        vzplan_icechunk::Target::Local(dir) => {
+            let name = dir.file_name()?.to_string_lossy().to_string();
+            Some(dir.with_file_name(format!("{name}.layouts.jsonl")))
+        }
+        _ => None,
+    }
+}
+
 /// Stages the layouts file (renamed into place with the other outputs).
 pub(crate) fn stage(
     path: &Path,

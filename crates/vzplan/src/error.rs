@@ -58,6 +58,9 @@ pub enum Error {
     /// `append`: the collection's layouts were not kept.
     #[error("{layouts}: no kept layouts, so the collection cannot be appended to without scanning its files again; build it once with --keep-layouts (then append), or build all the files together")]
     NotAppendable { layouts: String },
+    /// `append`/`keep_layouts` to an Icechunk repository on object storage: where to keep them?
+    #[error("{repo}: give the kept layouts a local path (--keep-layouts=FILE) for a repository on object storage")]
+    LayoutsPathNeeded { repo: String },
     /// `verify`: the refs file cannot be read or is not vzplan's.
     #[error("{path}: {message}")]
     Refs { path: String, message: String },

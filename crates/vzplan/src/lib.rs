@@ -26,7 +26,7 @@ mod progress;
 pub mod scan;
 pub mod verify;
 
-pub use append::{append, default_layouts};
+pub use append::{append, default_layouts, default_layouts_for_repo};
 pub use build::{build, plan, BuildOptions, BuildReport, PlanOptions, Source};
 pub use error::Error;
 pub use formats::{FormatError, FormatReader, ReadOptions, FORMATS};
