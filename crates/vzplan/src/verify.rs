@@ -2,6 +2,7 @@
 
 use crate::Error;
 use std::path::Path;
+use vzplan_io::remote::normalize_etag;
 use vzplan_io::{IoOptions, ObjectMeta};
 use vzplan_plan::SourceRef;
 
@@ -59,14 +60,16 @@ pub(crate) fn drift(s: &SourceRef, io: &IoOptions) -> Option<String> {
             "{}: size is {} bytes, was {}",
             s.url, m.size, s.size
         ))
-    } else if s.etag.is_some() && m.etag != s.etag {
+    } else if s.etag.is_some()
+        && m.etag.as_deref().map(normalize_etag) != s.etag.as_deref().map(normalize_etag)
+    {
         Some(format!(
             "{}: ETag is {}, was {}",
             s.url,
             m.etag.as_deref().unwrap_or("?"),
             s.etag.as_deref().unwrap_or("?")
         ))
-    } else if s.mtime.is_some() && m.mtime != s.mtime {
+    } else if s.mtime.is_some() && !same_mtime(s.mtime.as_deref(), m.mtime.as_deref()) {
         Some(format!(
             "{}: modified at {}, was {}",
             s.url,
@@ -75,5 +78,39 @@ pub(crate) fn drift(s: &SourceRef, io: &IoOptions) -> Option<String> {
         ))
     } else {
         None
+    }
+}
+
+/// Whether a recorded modification time is the one now. Outputs written before times were kept
+/// to the nanosecond recorded whole seconds (`…T15:52:08Z`): those match any time within that
+/// second, rather than reporting every source changed.
+fn same_mtime(recorded: Option<&str>, now: Option<&str>) -> bool {
+    match (recorded, now) {
+        (Some(r), Some(n)) if r == n => true,
+        (Some(r), Some(n)) if !r.contains('.') => {
+            let whole = |t: &str| {
+                t.split('.')
+                    .next()
+                    .unwrap_or(t)
+                    .trim_end_matches('Z')
+                    .to_string()
+            };
+            whole(r) == whole(n)
+        }
+        _ => recorded == now,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_mtime;
+
+    #[test]
+    fn whole_second_records_match_within_their_second_only() {
+        let now = Some("2026-12-03T15:52:08.280181428Z");
+        assert!(same_mtime(Some("2026-12-03T15:52:08Z"), now));
+        assert!(!same_mtime(Some("2026-12-03T15:52:07Z"), now));
+        assert!(!same_mtime(Some("2026-12-03T15:52:08.280181427Z"), now));
+        assert!(same_mtime(now, now));
     }
 }
