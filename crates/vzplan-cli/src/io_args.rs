@@ -9,6 +9,9 @@ pub struct IoArgs {
     /// S3 endpoint URL (MinIO, Ceph, a test server), e.g. http://127.0.0.1:9000 (path-style).
     #[arg(long, value_name = "URL")]
     pub s3_endpoint: Option<String>,
+    /// GCS endpoint URL (an emulator, a private endpoint), e.g. http://127.0.0.1:4443.
+    #[arg(long, value_name = "URL")]
+    pub gcs_endpoint: Option<String>,
     /// Unsigned requests, for public buckets (S3, GCS, Azure).
     #[arg(long, alias = "no-sign-request")]
     pub anon: bool,
@@ -33,6 +36,7 @@ impl IoArgs {
     pub fn options(&self) -> IoOptions {
         IoOptions {
             s3_endpoint: self.s3_endpoint.clone(),
+            gcs_endpoint: self.gcs_endpoint.clone(),
             anon: self.anon,
             region: self.region.clone(),
             retries: self.retries,

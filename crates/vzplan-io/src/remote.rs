@@ -39,6 +39,9 @@ use std::time::Duration;
 pub struct IoOptions {
     /// S3 endpoint (MinIO, Ceph, a test server), e.g. `http://127.0.0.1:9000`; path-style requests.
     pub s3_endpoint: Option<String>,
+    /// GCS endpoint (an emulator such as fake-gcs-server, a private endpoint), e.g.
+    /// `http://127.0.0.1:4443`.
+    pub gcs_endpoint: Option<String>,
     /// Unsigned requests (public buckets).
     pub anon: bool,
     /// S3 region (default: `AWS_REGION`/`AWS_DEFAULT_REGION`, else `us-east-1`).
@@ -62,6 +65,7 @@ impl Default for IoOptions {
     fn default() -> Self {
         IoOptions {
             s3_endpoint: None,
+            gcs_endpoint: None,
             anon: false,
             region: None,
             retries: 8,
@@ -231,10 +235,12 @@ fn build_store(loc: &Loc, opts: &IoOptions) -> Result<Arc<dyn ObjectStore>, obje
         retry_timeout: opts.timeout,
         ..Default::default()
     };
-    let http_endpoint = opts
-        .s3_endpoint
-        .as_deref()
-        .is_some_and(|e| e.starts_with("http://"));
+    let endpoint = match loc.scheme {
+        Scheme::S3 => opts.s3_endpoint.as_deref(),
+        Scheme::Gcs => opts.gcs_endpoint.as_deref(),
+        _ => None,
+    };
+    let http_endpoint = endpoint.is_some_and(|e| e.starts_with("http://"));
     let client = ClientOptions::new()
         .with_timeout(opts.timeout)
         .with_connect_timeout(opts.timeout.min(Duration::from_secs(10)))
@@ -259,14 +265,17 @@ fn build_store(loc: &Loc, opts: &IoOptions) -> Result<Arc<dyn ObjectStore>, obje
             b = b.with_region(region.unwrap_or_else(|| "us-east-1".into()));
             Arc::new(b.build()?)
         }
-        Scheme::Gcs => Arc::new(
-            object_store::gcp::GoogleCloudStorageBuilder::from_env()
+        Scheme::Gcs => {
+            let mut b = object_store::gcp::GoogleCloudStorageBuilder::from_env()
                 .with_bucket_name(&loc.bucket)
                 .with_retry(retry)
                 .with_client_options(client)
-                .with_skip_signature(opts.anon)
-                .build()?,
-        ),
+                .with_skip_signature(opts.anon);
+            if let Some(e) = &opts.gcs_endpoint {
+                b = b.with_base_url(e.trim_end_matches('/'));
+            }
+            Arc::new(b.build()?)
+        }
         Scheme::Azure => Arc::new(
             object_store::azure::MicrosoftAzureBuilder::from_env()
                 .with_container_name(&loc.bucket)

@@ -23,6 +23,7 @@ const SCAN_KEYS: &[&str] = &[
     "chunk_bytes",
     "fail_fast",
     "s3_endpoint",
+    "gcs_endpoint",
     "anon",
     "region",
     "retries",
@@ -53,6 +54,7 @@ pub struct Opts {
     chunk_bytes: u64,
     fail_fast: bool,
     s3_endpoint: Option<String>,
+    gcs_endpoint: Option<String>,
     anon: bool,
     region: Option<String>,
     retries: u32,
@@ -140,6 +142,7 @@ impl Opts {
             chunk_bytes: get(d, "chunk_bytes", defaults.chunk_bytes)?,
             fail_fast: get(d, "fail_fast", false)?,
             s3_endpoint: get(d, "s3_endpoint", None)?,
+            gcs_endpoint: get(d, "gcs_endpoint", None)?,
             anon: get(d, "anon", false)?,
             region: get(d, "region", None)?,
             retries: get(d, "retries", 8)?,
@@ -186,6 +189,7 @@ impl Opts {
     pub fn io(&self) -> IoOptions {
         IoOptions {
             s3_endpoint: self.s3_endpoint.clone(),
+            gcs_endpoint: self.gcs_endpoint.clone(),
             anon: self.anon,
             region: self.region.clone(),
             retries: self.retries,
