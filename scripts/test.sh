@@ -31,6 +31,9 @@ echo "== object storage: moto S3 on 127.0.0.1, batch through injected faults, re
 .venv/bin/python scripts/readback_s3.py --vzplan target/debug/vzplan
 echo "== HTTP inputs: a byte-range server on 127.0.0.1, refs as the local build's, read back over http, verify"
 .venv/bin/python scripts/readback_http.py --vzplan target/debug/vzplan
+echo "== Azure: azurite on 127.0.0.1 (npm), az:// globs, read back over adlfs, verify with normalised ETags"
+bash scripts/setup-azurite.sh
+.venv/bin/python scripts/readback_azure.py --vzplan target/debug/vzplan
 echo "== mosaics: read-back of the mosaic cases, HTML report in headless chromium"
 .venv/bin/python scripts/readback.py --vzplan target/debug/vzplan --cases testdata/mosaic/cases.json
 bash scripts/setup-chromium.sh
