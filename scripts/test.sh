@@ -29,6 +29,9 @@ cargo build --quiet -p vzplan-tiff --examples
 VZPLAN_TIFF_DUMP=target/debug/examples/dump .venv/bin/python scripts/readback_tiff.py
 echo "== object storage: moto S3 on 127.0.0.1, batch through injected faults, read-back over s3"
 .venv/bin/python scripts/readback_s3.py --vzplan target/debug/vzplan
+echo "== zarrs (Rust) as a second reader: every built array equal to zarr-python's"
+cargo build --quiet -p vzplan-zarrs-oracle
+.venv/bin/python scripts/readback_zarrs.py --vzplan target/debug/vzplan --dump target/debug/zarrs-dump
 echo "== HTTP inputs: a byte-range server on 127.0.0.1, refs as the local build's, read back over http, verify"
 .venv/bin/python scripts/readback_http.py --vzplan target/debug/vzplan
 echo "== Azure: azurite on 127.0.0.1 (npm), az:// globs, read back over adlfs, verify with normalised ETags"
