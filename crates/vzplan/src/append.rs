@@ -19,10 +19,10 @@ use crate::build::{gather, BuildOptions, BuildReport, Source};
 use crate::outputs::write::{self, Staged};
 use crate::{Error, ProgressSink};
 use rayon::prelude::*;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use vzplan_core::SourceLayout;
-use vzplan_io::IoOptions;
+use vzplan_io::{IoOptions, ObjectMeta};
 use vzplan_plan::{ScanFailure, SourceRef};
 
 /// Where the kept layouts go by default: beside refs.json (`refs.json` → `refs.layouts.jsonl`).
@@ -110,8 +110,10 @@ pub fn append(
 
 /// Splits the kept layouts into those whose files are as they were scanned (size, ETag, mtime:
 /// what `verify` checks) and the failures of the others, which are left out as files: their
-/// kept chunk tables may no longer point at their data.
+/// kept chunk tables may no longer point at their data. Local files are looked at one by one;
+/// objects by listing each prefix once (one request per prefix, not one per object).
 fn unchanged(old: Vec<SourceLayout>, io: &IoOptions) -> (Vec<SourceLayout>, Vec<ScanFailure>) {
+    let listed = list_prefixes(&old, io);
     let drift: Vec<Option<String>> = old
         .par_iter()
         .map(|l| {
@@ -121,7 +123,14 @@ fn unchanged(old: Vec<SourceLayout>, io: &IoOptions) -> (Vec<SourceLayout>, Vec<
                 etag: l.etag.clone(),
                 mtime: l.mtime.clone(),
             };
-            crate::verify::drift(&s, io)
+            if !vzplan_io::is_url(&l.url) {
+                return crate::verify::drift(&s, io);
+            }
+            match listed.get(&l.url) {
+                Some(Ok(m)) => crate::verify::compare(&s, m),
+                Some(Err(e)) => Some(e.clone()),
+                None => Some(format!("{}: no longer listed", l.url)),
+            }
         })
         .collect();
     let mut kept = Vec::with_capacity(old.len());
@@ -138,6 +147,35 @@ fn unchanged(old: Vec<SourceLayout>, io: &IoOptions) -> (Vec<SourceLayout>, Vec<
         }
     }
     (kept, failed)
+}
+
+/// The metadata of every object under the prefixes of the kept objects, by URL; a prefix that
+/// cannot be listed (an HTTP server, a failure) gives its objects a HEAD each instead.
+fn list_prefixes(
+    old: &[SourceLayout],
+    io: &IoOptions,
+) -> HashMap<String, Result<ObjectMeta, String>> {
+    let prefixes: BTreeSet<&str> = old
+        .iter()
+        .filter(|l| vzplan_io::is_url(&l.url))
+        .filter_map(|l| l.url.rsplit_once('/').map(|(p, _)| p))
+        .collect();
+    let mut out = HashMap::new();
+    for p in prefixes {
+        match vzplan_io::remote::list(&format!("{p}/*"), io) {
+            Ok(list) => out.extend(list.into_iter().map(|x| (x.url, Ok(x.meta)))),
+            Err(_) => {
+                let here = old
+                    .iter()
+                    .filter(|l| l.url.rsplit_once('/').map(|(q, _)| q) == Some(p));
+                for l in here {
+                    let m = vzplan_io::remote::head(&l.url, io).map_err(|e| e.to_string());
+                    out.insert(l.url.clone(), m);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The kept layouts of a collection; a collection without them is refused, saying why.

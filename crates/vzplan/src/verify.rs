@@ -51,10 +51,14 @@ pub(crate) fn drift(s: &SourceRef, io: &IoOptions) -> Option<String> {
         use vzplan_io::RangeRead;
         vzplan_io::LocalFile::open(path).map(|f| f.meta().clone())
     };
-    let m = match now {
-        Err(e) => return Some(e.to_string()),
-        Ok(m) => m,
-    };
+    match now {
+        Err(e) => Some(e.to_string()),
+        Ok(m) => compare(s, &m),
+    }
+}
+
+/// How a source's metadata now (`m`) differs from its record, if it does.
+pub(crate) fn compare(s: &SourceRef, m: &ObjectMeta) -> Option<String> {
     if m.size != s.size {
         Some(format!(
             "{}: size is {} bytes, was {}",
