@@ -122,3 +122,16 @@ fn a_padded_interior_chunk_names_the_file_to_rechunk() {
     assert!(fix.contains("nccopy -c time/100,lat/3,lon/4 "), "{fix}");
     assert!(fix.contains("tas_part_1.rechunked.nc"), "{fix}");
 }
+
+#[test]
+fn complex_integer_tiffs_are_fixed_by_converting_to_complex_floats() {
+    let f = root().join("testdata/tiff/gdal/cint16.tif");
+    let out = Command::new(env!("CARGO_BIN_EXE_vzplan"))
+        .args(["plan", "--json", &f.display().to_string()])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fix = v["findings"][0]["fix"].as_str().unwrap_or("").to_string();
+    assert!(fix.contains("gdal_translate -ot CFloat32 "), "{fix}");
+    assert!(fix.contains("cint16.cfloat32.tif"), "{fix}");
+}

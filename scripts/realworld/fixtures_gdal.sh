@@ -9,5 +9,6 @@ gdal_translate -q -srcwin 0 0 30 20 -co COMPRESS=JPEG -co BLOCKYSIZE=8 "$s/src_g
 gdal_translate -q -srcwin 0 0 30 20 -co COMPRESS=JPEG -co PHOTOMETRIC=YCBCR -co TILED=YES \
   -co BLOCKXSIZE=16 -co BLOCKYSIZE=16 "$s/src_rgb.tif" "$d/jpeg_ycbcr_tiled.tif"
 gdal_translate -q -srcwin 0 0 12 10 -co COMPRESS=DEFLATE -co BLOCKYSIZE=4 "$s/src_c64.tif" "$d/cfloat32_deflate.tif"
+gdal_translate -q -srcwin 0 0 30 20 -co COMPRESS=ZSTD -co BLOCKYSIZE=8 "$s/src_u16.tif" "$d/zstd_strips_short.tif"
 gdal_translate -q -srcwin 0 0 12 10 -ot CInt16 -scale 0 1 0 1000 "$s/src_c64.tif" "$d/cint16.tif"
 /usr/bin/python3 "$here/gdal_unwritten_bands.py" "$d/band_unwritten_deflate.tif" 30 20 8

@@ -192,10 +192,18 @@ pub(crate) fn refill(t: Target, path: &str, like: &ArrayLayout) -> String {
     }
 }
 
-/// What to do about an array the reader could not reference, by kind.
-pub(crate) fn for_problem(t: Target, path: &str, kind: ProblemKind) -> String {
+/// What to do about an array the reader could not reference, by kind (`reason`: the reader's).
+pub(crate) fn for_problem(t: Target, path: &str, kind: ProblemKind, reason: &str) -> String {
     let f = t.file();
     match (kind, t.tool()) {
+        (ProblemKind::DataType, Tool::Gdal) if reason.contains("complex") => format!(
+            "convert it to complex floats, e.g. `{}`",
+            t.command("gdal_translate -ot CFloat32", "cfloat32")
+        ),
+        (ProblemKind::Filter, Tool::Gdal) if reason.contains("Predictor 2") => format!(
+            "rewrite it with the floating-point predictor (read through imagecodecs_floatpred), `{}`, or without a predictor (`-co PREDICTOR=1`)",
+            t.command("gdal_translate -co COMPRESS=DEFLATE -co PREDICTOR=3", "floatpred")
+        ),
         (ProblemKind::Filter, Tool::Gdal) => {
             t.command("gdal_translate -co COMPRESS=DEFLATE", "deflate")
         }

@@ -209,7 +209,7 @@ fn samples(t: &Tiff, ifd: &Ifd) -> Built<Samples> {
         }
         (6, 64 | 128) => DType::new(Kind::Complex, (bps[0] / 8) as usize, endian),
         (5, b) => problem!(DataType:
-            "complex integer samples (SampleFormat 5, {b} bits: GDAL's CInt{}) have no Zarr data type — rewrite as complex floats, `gdal_translate -ot CFloat32 in.tif out.tif`",
+            "complex integer samples (SampleFormat 5, {b} bits: GDAL's CInt{}) have no Zarr data type",
             b / 2
         ),
         (6, b) => {
@@ -550,7 +550,7 @@ fn codecs_for(
                 // libtiff differences the samples' bit patterns as integers; imagecodecs_delta
                 // would difference float values, so no codec chain reads this back.
                 return Err(
-                    "Predictor 2 (horizontal differencing) on floating-point samples has no Zarr codec — rewrite it with the floating-point predictor, `gdal_translate -co COMPRESS=DEFLATE -co PREDICTOR=3 in.tif out.tif` (read through imagecodecs_floatpred), or without a predictor (`-co PREDICTOR=1`)".into(),
+                    "Predictor 2 (horizontal differencing) on floating-point samples has no Zarr codec: libtiff differences their bit patterns as integers".into(),
                 );
             }
             needs_ic("Predictor 2 (horizontal differencing)".into())?;

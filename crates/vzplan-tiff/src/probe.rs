@@ -23,7 +23,9 @@ pub(crate) fn decoded_len(compression: u64, data: &[u8], limit: u64) -> Option<u
         8 | 32946 => deflate_len(data, limit),
         5 => lzw_len(data, limit),
         32773 => Some(packbits_len(data, limit)),
-        50000 => zstd_content_size(data).map(|n| n.min(limit)),
+        50000 => zstd_content_size(data)
+            .map(|n| n.min(limit))
+            .or_else(|| zstd_len(data, limit)),
         34925 => xz_uncompressed_size(data).map(|n| n.min(limit)),
         7 => jpeg_frame_len(data).map(|n| n.min(limit)),
         _ => None,
@@ -195,6 +197,15 @@ fn jpeg_frame_len(d: &[u8]) -> Option<u64> {
         at += 2 + len;
     }
     None
+}
+
+/// The decoded length of ZSTD frames that do not record it (GDAL writes such frames): decoded,
+/// streamed into nothing, at most `limit` bytes.
+fn zstd_len(data: &[u8], limit: u64) -> Option<u64> {
+    let mut src = data;
+    let dec = ruzstd::decoding::StreamingDecoder::new(&mut src).ok()?;
+    let mut dec = dec.take(limit);
+    std::io::copy(&mut dec, &mut std::io::sink()).ok()
 }
 
 fn zstd_content_size(d: &[u8]) -> Option<u64> {

@@ -86,15 +86,15 @@ fn complex_floats_are_complex64() {
 }
 
 #[test]
-fn complex_integers_are_a_finding_naming_the_rewrite() {
+fn complex_integers_are_a_data_type_problem() {
+    // The planner's fix names the rewrite (`gdal_translate -ot CFloat32 FILE OUT`, checked by
+    // tests/cli_fixes.rs); the reader says what it is.
     let l = read("cint16.tif");
     assert!(l.arrays.is_empty());
     assert_eq!(l.problems.len(), 1);
     let why = &l.problems[0].reason;
-    assert!(
-        why.contains("CInt16") && why.contains("-ot CFloat32"),
-        "{why}"
-    );
+    assert!(why.contains("CInt16"), "{why}");
+    assert_eq!(l.problems[0].kind, vzplan_core::ProblemKind::DataType);
 }
 
 #[test]
@@ -115,4 +115,17 @@ fn unwritten_bands_padded_last_strips_are_left_to_the_fill_value() {
     assert_eq!(idx.len(), 7);
     assert!(idx.contains(&[0, 2, 0].as_slice()));
     assert!(!idx.contains(&[1, 2, 0].as_slice()) && !idx.contains(&[2, 2, 0].as_slice()));
+}
+
+#[test]
+fn zstd_strips_without_a_content_size_are_measured_by_decoding_the_last() {
+    // GDAL's ZSTD frames do not record their decoded size: the last strip is decoded (at most a
+    // full strip's bytes) to tell that it is stored short, 4 rows of 8.
+    let l = read("zstd_strips_short.tif");
+    assert!(l.problems.is_empty(), "{:?}", l.problems);
+    let a = &l.arrays[0];
+    assert_eq!(a.shape, [20, 30]);
+    assert_eq!(a.chunks.block, [8, 30]);
+    assert_eq!(a.chunks.edges, EdgeStorage::Exact);
+    assert!(a.codecs.iter().any(|c| c.name == "zstd"));
 }
