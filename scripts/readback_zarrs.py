@@ -5,7 +5,8 @@ zarr-python reads from the same refs. zarrs has no codec for some names vzplan w
 must fail in zarrs for exactly that reason, and are listed below:
 - `numcodecs.lz4` (HDF5 LZ4 filter), `numcodecs.bitshuffle`, `numcodecs.szip`: not in zarrs;
 - `imagecodecs_*` (TIFF LZW, PackBits, predictors, JPEG): imagecodecs' codecs, Python-only;
-- the data type `null_terminated_bytes` (netCDF `char` arrays; zarr-extensions): not in zarrs.
+- the data types `null_terminated_bytes` (netCDF `char` arrays) and `struct` (HDF5 compounds;
+  zarr-extensions): not in zarrs 0.23.
 
     .venv/bin/python scripts/readback_zarrs.py --vzplan target/debug/vzplan --dump target/debug/zarrs-dump
 
@@ -29,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = ["testdata/collections/cases.json", "testdata/real/cases.json", "testdata/mosaic/cases.json"]
 # Codec names zarrs does not implement (prefixes).
 NOT_IN_ZARRS = ("numcodecs.lz4", "numcodecs.bitshuffle", "numcodecs.szip", "imagecodecs_")
-DTYPES_NOT_IN_ZARRS = ("null_terminated_bytes",)
+DTYPES_NOT_IN_ZARRS = ("null_terminated_bytes", "struct")
 
 
 def codec_names(meta):

@@ -38,6 +38,9 @@ pub enum Kind {
     /// Variable-length UTF-8 text (Zarr v3 `string`, `vlen-utf8` codec). `size` is 0: elements
     /// have no fixed size, and such arrays are always written inline.
     Text,
+    /// A record of numbers packed in order (Zarr v3 `struct`, zarr-python >= 3.1): `size` is the
+    /// record's bytes; the fields are the array's (`ArrayLayout::fields`).
+    Struct,
 }
 
 /// An element type: kind, size in bytes and byte order.
@@ -87,7 +90,7 @@ impl DType {
         if self.kind == Kind::Text {
             return "|O".to_string(); // numpy (h5py, netCDF4-python) reads it as objects
         }
-        let order = if self.size == 1 || self.kind == Kind::String {
+        let order = if self.size == 1 || matches!(self.kind, Kind::String | Kind::Struct) {
             '|'
         } else if self.endian == Endian::Big {
             '>'
@@ -102,6 +105,7 @@ impl DType {
             Kind::String => 'S',
             Kind::Complex => 'c',
             Kind::Text => 'O',
+            Kind::Struct => 'V',
         };
         format!("{order}{code}{}", self.size)
     }

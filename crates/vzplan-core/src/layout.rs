@@ -264,6 +264,37 @@ pub struct ArrayLayout {
     /// The decoded element bytes (dtype byte order), read only for small coordinate variables.
     #[serde(default, with = "b64opt", skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<u8>>,
+    /// A `struct` element's fields, packed in order (empty for every other kind).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<Field>,
+}
+
+/// One field of a `struct` element: its name and its number type (in the element's byte order).
+///
+/// ```json
+/// {"name": "speed", "dtype": {"kind": "float", "size": 4, "endian": "little"}}
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Field {
+    pub name: String,
+    pub dtype: DType,
+}
+
+/// The Zarr v3 `struct` data type of packed `fields` (zarr-python's form), or `None` when a field
+/// has no Zarr name:
+///
+/// ```json
+/// {"name": "struct", "configuration": {"fields": [{"name": "speed", "data_type": "float32"}]}}
+/// ```
+pub fn struct_data_type(fields: &[Field]) -> Option<Value> {
+    let list: Option<Vec<Value>> = fields
+        .iter()
+        .map(|f| {
+            let t = f.dtype.zarr_data_type()?;
+            Some(serde_json::json!({"name": f.name, "data_type": t}))
+        })
+        .collect();
+    Some(serde_json::json!({"name": "struct", "configuration": {"fields": list?}}))
 }
 
 impl ArrayLayout {
@@ -363,6 +394,7 @@ mod tests {
                 ],
             },
             values: None,
+            fields: Vec::new(),
         };
         let s = serde_json::to_string(&a).unwrap();
         let b: ArrayLayout = serde_json::from_str(&s).unwrap();

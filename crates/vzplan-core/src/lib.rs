@@ -17,6 +17,6 @@ pub use codecs::CodecId;
 pub use dtype::{DType, Endian, Kind};
 pub use grid::{edges_from_json, edges_to_json, AxisEdges, GridError};
 pub use layout::{
-    ArrayLayout, ArrayProblem, ChunkData, ChunkEntry, ChunkTable, Codec, CodecStage, Dim,
-    EdgeStorage, Format, GroupLayout, ProblemKind, SourceLayout,
+    struct_data_type, ArrayLayout, ArrayProblem, ChunkData, ChunkEntry, ChunkTable, Codec,
+    CodecStage, Dim, EdgeStorage, Field, Format, GroupLayout, ProblemKind, SourceLayout,
 };

@@ -71,8 +71,8 @@ pub fn encode_fill_value(value: &Value, dtype: &DType) -> Option<Value> {
             }
             _ => None,
         },
-        // Variable-length strings: xarray's coder has no form for them; left as they are.
-        Kind::Text => None,
+        // Variable-length strings and records: xarray's coder has no form for them.
+        Kind::Text | Kind::Struct => None,
     }
 }
 

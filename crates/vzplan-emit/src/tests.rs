@@ -31,6 +31,7 @@ fn plan() -> Plan {
         files: 2,
         values: None,
         patches: vec![],
+        fields: Vec::new(),
     };
     let t: Vec<u8> = (0..731).flat_map(|i| (i as f64).to_le_bytes()).collect();
     let time = ArrayPlan {
@@ -50,6 +51,7 @@ fn plan() -> Plan {
         files: 2,
         values: Some(t),
         patches: vec![],
+        fields: Vec::new(),
     };
     Plan {
         sources: vec![

@@ -20,7 +20,7 @@
 //! as an `interval` when its values are exactly regularly spaced.
 
 use serde_json::{json, Map, Value};
-use vzplan_core::{edges_to_json, CodecStage, DType, Endian, Kind};
+use vzplan_core::{edges_to_json, struct_data_type, CodecStage, DType, Endian, Field, Kind};
 use vzplan_plan::{ArrayPlan, Plan};
 
 /// The coords convention registration (coords-convention.md, "Convention Registration").
@@ -119,9 +119,24 @@ pub fn fill_value_json(dtype: &DType, raw: Option<&[u8]>) -> Value {
             let end = raw.iter().rposition(|&c| c != 0).map_or(0, |p| p + 1);
             json!(base64::engine::general_purpose::STANDARD.encode(&raw[..end]))
         }
-        // Handled above.
-        (Kind::Complex | Kind::Text, _) => json!(0),
+        // Handled above, or by `struct_fill_json` (a record needs its fields).
+        (Kind::Complex | Kind::Text | Kind::Struct, _) => json!(0),
     }
+}
+
+/// The fill value of a `struct` element: an object of its fields' fill values (zarr-python's
+/// form, `{"speed": 0.0, "dir": 0}`), each decoded from its bytes within the element.
+pub fn struct_fill_json(fields: &[Field], raw: Option<&[u8]>) -> Value {
+    let size: usize = fields.iter().map(|f| f.dtype.size).sum();
+    let raw = raw.filter(|r| r.len() == size);
+    let mut at = 0;
+    let mut out = Map::new();
+    for f in fields {
+        let part = raw.and_then(|r| r.get(at..at + f.dtype.size));
+        out.insert(f.name.clone(), fill_value_json(&f.dtype, part));
+        at += f.dtype.size;
+    }
+    Value::Object(out)
 }
 
 fn float_json(v: f64, bits: u64, canonical_nan: u64, hex: usize) -> Value {
@@ -297,14 +312,27 @@ pub fn array_json(plan: &Plan, a: &ArrayPlan) -> Value {
         "zarr_format": 3,
         "node_type": "array",
         "shape": a.shape,
-        "data_type": a.dtype.zarr_data_type().unwrap_or(Value::Null),
+        "data_type": data_type_json(a),
         "chunk_grid": chunk_grid(a),
         "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
-        "fill_value": fill_value_json(&a.dtype, a.fill_value.as_deref()),
+        "fill_value": match a.dtype.kind {
+            Kind::Struct => struct_fill_json(&a.fields, a.fill_value.as_deref()),
+            _ => fill_value_json(&a.dtype, a.fill_value.as_deref()),
+        },
         "codecs": codecs_json(a),
         "dimension_names": a.dims,
         "attributes": attrs,
     })
+}
+
+/// The array's Zarr v3 `data_type` (`null` for a type Zarr cannot name; the planner keeps those
+/// out).
+pub fn data_type_json(a: &ArrayPlan) -> Value {
+    let t = match a.dtype.kind {
+        Kind::Struct => struct_data_type(&a.fields),
+        _ => a.dtype.zarr_data_type(),
+    };
+    t.unwrap_or(Value::Null)
 }
 
 /// A group's `zarr.json`.

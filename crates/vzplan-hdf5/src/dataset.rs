@@ -206,6 +206,7 @@ fn describe(
         codecs,
         chunks,
         values: None,
+        fields: model.fields.clone(),
     };
     if info.is_scale && !info.pure_dim && a.shape.len() == 1 && !model.text {
         a.values = crate::coords::values(ctx, &a, &lay, &filters);

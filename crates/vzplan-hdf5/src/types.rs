@@ -10,8 +10,8 @@
 use crate::ctx::{bytes_needed, Cur};
 use crate::error::{Error, Result};
 use crate::messages::Datatype;
-use serde_json::{json, Map, Value};
-use vzplan_core::{DType, Endian, Kind};
+use serde_json::{Map, Value};
+use vzplan_core::{DType, Endian, Field, Kind};
 
 /// One member of a compound datatype.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,9 +147,10 @@ pub fn as_complex(dt: &Datatype) -> Option<(u32, bool)> {
     }
 }
 
-/// The Zarr v3 `struct` data type of a compound of plain numbers, with its (single) byte order,
-/// or why there is none. Zarr's struct fields are packed in order, so the members must be too.
-pub fn struct_type(dt: &Datatype) -> std::result::Result<(Value, bool), String> {
+/// The fields of a compound of plain numbers (a Zarr v3 `struct`, zarr-python >= 3.1), with its
+/// (single) byte order, or why there are none. Zarr's struct fields are packed in order, so the
+/// members must be too.
+pub fn struct_fields(dt: &Datatype) -> std::result::Result<(Vec<Field>, bool), String> {
     let Datatype::Compound { size, members } = dt else {
         return Err("not a compound datatype".into());
     };
@@ -163,12 +164,18 @@ pub fn struct_type(dt: &Datatype) -> std::result::Result<(Value, bool), String> 
                 m.name, m.offset
             ));
         }
-        let (name, be) = match &m.dtype {
+        let (dtype, be) = match &m.dtype {
             Datatype::Int { size, signed, be } => (
-                format!("{}int{}", if *signed { "" } else { "u" }, size * 8),
-                Some(*be),
+                DType::new(
+                    if *signed { Kind::Int } else { Kind::UInt },
+                    *size as usize,
+                    endian(*be),
+                ),
+                *be,
             ),
-            Datatype::Float { size, be } => (format!("float{}", size * 8), Some(*be)),
+            Datatype::Float { size, be } => {
+                (DType::new(Kind::Float, *size as usize, endian(*be)), *be)
+            }
             other => {
                 return Err(format!(
                     "compound member {:?} is a {}",
@@ -179,12 +186,15 @@ pub fn struct_type(dt: &Datatype) -> std::result::Result<(Value, bool), String> 
         };
         let member_size = m.dtype.size();
         if member_size > 1 {
-            if order.is_some_and(|o| Some(o) != be) {
+            if order.is_some_and(|o| o != be) {
                 return Err("compound datatype with members of both byte orders".into());
             }
-            order = be;
+            order = Some(be);
         }
-        fields.push(json!({"name": m.name, "data_type": name}));
+        fields.push(Field {
+            name: m.name.clone(),
+            dtype,
+        });
         at += member_size;
     }
     if at != *size || members.is_empty() {
@@ -192,10 +202,12 @@ pub fn struct_type(dt: &Datatype) -> std::result::Result<(Value, bool), String> 
             "compound datatype of {size} bytes whose members take {at}"
         ));
     }
-    Ok((
-        json!({"name": "struct", "configuration": {"fields": fields}}),
-        order.unwrap_or(false),
-    ))
+    // One byte order for the record (the bytes codec's): single-byte members follow it.
+    let be = order.unwrap_or(false);
+    for f in &mut fields {
+        f.dtype.endian = endian(be);
+    }
+    Ok((fields, be))
 }
 
 /// An enum's names and values as a JSON object (netCDF4-python's `enum_dict`), or `None` when
@@ -214,6 +226,8 @@ pub fn enum_dict(dt: &Datatype) -> Option<Map<String, Value>> {
 /// What the model makes of a dataset's datatype.
 pub struct Model {
     pub dtype: DType,
+    /// A compound's fields, when it is a Zarr `struct`.
+    pub fields: Vec<Field>,
     /// An enum's names and values, for the `enum_dict` attribute.
     pub enum_dict: Option<Map<String, Value>>,
     /// Variable-length strings: written inline (`crate::vlen`).
@@ -232,6 +246,7 @@ fn endian(be: bool) -> Endian {
 pub fn model(dt: &Datatype) -> std::result::Result<Model, String> {
     let plain = |dtype| Model {
         dtype,
+        fields: Vec::new(),
         enum_dict: None,
         text: false,
     };
@@ -256,6 +271,7 @@ pub fn model(dt: &Datatype) -> std::result::Result<Model, String> {
         }
         Datatype::VlenStr => Model {
             dtype: DType::new(Kind::Text, 0, Endian::Little),
+            fields: Vec::new(),
             enum_dict: None,
             text: true,
         },
@@ -263,15 +279,16 @@ pub fn model(dt: &Datatype) -> std::result::Result<Model, String> {
             Some((size, be)) if matches!(size, 8 | 16) => {
                 plain(DType::new(Kind::Complex, size as usize, endian(be)))
             }
-            _ if matches!(other, Datatype::Compound { .. }) => {
-                // Zarr v3 `struct` (zarr-python >= 3.1) could name it; the model's DType
-                // cannot carry a field list yet.
-                let why = match struct_type(other) {
-                    Ok(_) => "zarr-python 3.4.2 reads it as a Zarr v3 `struct` data type, which vzplan's array model cannot carry yet (its fields are interleaved in each chunk, so they cannot be separate arrays)".to_string(),
-                    Err(e) => e,
-                };
-                return Err(format!("{} is not supported: {why}", other.describe()));
-            }
+            _ if matches!(other, Datatype::Compound { .. }) => match struct_fields(other) {
+                Ok((fields, be)) => Model {
+                    dtype: DType::new(Kind::Struct, other.size() as usize, endian(be)),
+                    fields,
+                    enum_dict: None,
+                    text: false,
+                },
+                // Fields are interleaved in each chunk, so they cannot be separate arrays.
+                Err(why) => return Err(format!("{} is not supported: {why}", other.describe())),
+            },
             _ => return Err(format!("{} is not supported", other.describe())),
         },
     })

@@ -93,8 +93,31 @@ fn datatypes() {
     assert_eq!(n.chunks.block, [3, 2]);
     assert!(matches!(n.chunks.entries[0].data, ChunkData::Inline(_)));
     assert_eq!(codec_names(&l, "names"), ["vlen-utf8"]);
-    let rec = l.problems.iter().find(|p| p.path == "records").unwrap();
-    assert!(rec.reason.contains("struct"), "{}", rec.reason);
+    // h5py's packed compound {id <i4, temp <f8, flag u1}: a Zarr v3 struct of 13 bytes.
+    let rec = get("records");
+    assert_eq!(rec.dtype.kind, Kind::Struct);
+    assert_eq!(rec.dtype.size, 13);
+    let fields: Vec<(&str, String)> = rec
+        .fields
+        .iter()
+        .map(|f| (f.name.as_str(), f.dtype.numpy_str()))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("id", "<i4".into()),
+            ("temp", "<f8".into()),
+            ("flag", "|u1".into())
+        ]
+    );
+    assert_eq!(
+        vzplan_core::struct_data_type(&rec.fields),
+        Some(json!({"name": "struct", "configuration": {"fields": [
+            {"name": "id", "data_type": "int32"},
+            {"name": "temp", "data_type": "float64"},
+            {"name": "flag", "data_type": "uint8"}]}}))
+    );
+    // netCDF-4 pads wind_t {speed <f4, dir <i2} to 8 bytes: no packed struct, a finding.
 
     let n = load("nc4_types.nc");
     let cloud = n.arrays.iter().find(|a| a.path == "cloud").unwrap();
@@ -105,6 +128,9 @@ fn datatypes() {
         cloud.attrs["enum_dict"],
         json!({"clear": 0, "stratus": 1, "missing": 255})
     );
+    let wind = n.problems.iter().find(|p| p.path == "wind").unwrap();
+    assert!(wind.reason.contains("members take 6"), "{}", wind.reason);
+    assert_eq!(wind.kind, vzplan_core::ProblemKind::DataType);
     let st = n.arrays.iter().find(|a| a.path == "station").unwrap();
     assert_eq!(st.attrs["long_name"], "station name");
     assert_eq!(n.attrs["sources"], json!(["a", "bc"]));

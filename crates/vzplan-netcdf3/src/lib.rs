@@ -175,6 +175,7 @@ fn read_layout_with(
             codecs: Vec::new(),
             chunks,
             values,
+            fields: Vec::new(),
         });
     }
     let meta = r.meta();

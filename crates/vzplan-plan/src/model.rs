@@ -4,7 +4,7 @@
 use crate::mosaic::{LayoutEntry, MosaicView};
 use crate::{Finding, FindingKind};
 use serde_json::{Map, Value};
-use vzplan_core::{AxisEdges, ChunkData, Codec, DType, GroupLayout};
+use vzplan_core::{AxisEdges, ChunkData, Codec, DType, Field, GroupLayout};
 
 /// How to combine the files.
 #[derive(Clone, Debug, Default)]
@@ -63,6 +63,8 @@ pub struct ArrayPlan {
     pub values: Option<Vec<u8>>,
     /// Chunks to materialise inline (`--patch`) before the plan is written.
     pub patches: Vec<Patch>,
+    /// A `struct` element's fields (empty for every other kind).
+    pub fields: Vec<Field>,
 }
 
 /// A chunk that cannot be referenced as it is stored: read it, decode it, keep its leading

@@ -107,6 +107,7 @@ struct Signature<'a> {
     shape: Vec<u64>,
     block: Option<Vec<u64>>,
     dtype: vzplan_core::DType,
+    fields: &'a [vzplan_core::Field],
     rest: Option<(&'a [Codec], &'a Option<Vec<u8>>)>,
     values: Option<&'a [u8]>,
 }
@@ -125,6 +126,7 @@ fn signature(a: &ArrayLayout, k: Option<usize>) -> Signature<'_> {
         shape: skip(&a.shape),
         block: (!inline).then(|| skip(&a.chunks.block)),
         dtype: a.dtype,
+        fields: &a.fields,
         rest: (!inline).then_some((a.codecs.as_slice(), &a.fill_value)),
         values: a.values.as_deref().filter(|_| k.is_none()),
     }

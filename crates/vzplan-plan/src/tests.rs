@@ -49,6 +49,7 @@ fn file(
             entries,
         },
         values: None,
+        fields: Vec::new(),
     };
     let values: Vec<u8> = (0..n).flat_map(|i| (t0 + i as f64).to_le_bytes()).collect();
     let mut tattrs = Map::new();
@@ -68,6 +69,7 @@ fn file(
             entries: vec![],
         },
         values: Some(values),
+        fields: Vec::new(),
     };
     SourceLayout {
         url: format!("file:///d/{name}"),

@@ -11,6 +11,8 @@ pub(crate) const MAX_RANK: usize = 32;
 /// Fixed-length strings longer than this are not a real dtype (HDF5 caps them at 2^32 - 1, but
 /// no array with 16 MiB elements is referenced chunk by chunk).
 const MAX_STRING: usize = 1 << 24;
+/// Fields of one struct element (HDF5 compounds of real files have a few dozen at most).
+const MAX_FIELDS: usize = 4096;
 /// Values decoded by the readers are at most 1 MiB (coordinates written inline).
 const MAX_VALUES: u64 = 64 << 20;
 
@@ -55,7 +57,40 @@ pub(crate) fn valid_dtype(d: &DType) -> bool {
         Kind::Complex => matches!(d.size, 8 | 16),
         // Variable-length text has no element size; such arrays are written inline.
         Kind::Text => d.size == 0,
+        // Its fields are checked with the array (`check`).
+        Kind::Struct => (1..=MAX_STRING).contains(&d.size),
     }
+}
+
+/// A `struct` element's fields: numbers, packed, filling the element exactly; none otherwise.
+fn check_fields(a: &ArrayLayout) -> Result<(), String> {
+    if a.dtype.kind != Kind::Struct {
+        return match a.fields.is_empty() {
+            true => Ok(()),
+            false => Err("fields on an element that is not a struct".into()),
+        };
+    }
+    if a.fields.is_empty() || a.fields.len() > MAX_FIELDS {
+        return Err(format!("a struct of {} fields", a.fields.len()));
+    }
+    let mut total = 0usize;
+    for f in &a.fields {
+        let number = matches!(
+            f.dtype.kind,
+            Kind::Bool | Kind::Int | Kind::UInt | Kind::Float
+        );
+        if !number || !valid_dtype(&f.dtype) {
+            return Err(format!("struct field {:?} is not a number type", f.name));
+        }
+        total = total.saturating_add(f.dtype.size);
+    }
+    if total != a.dtype.size {
+        return Err(format!(
+            "struct fields take {total} bytes of a {}-byte element",
+            a.dtype.size
+        ));
+    }
+    Ok(())
 }
 
 /// Checks one array of a file of `file_size` bytes; the error says what is wrong.
@@ -77,6 +112,7 @@ pub(crate) fn check(a: &ArrayLayout, file_size: u64) -> Result<(), String> {
             a.dtype.kind, a.dtype.size
         ));
     }
+    check_fields(a)?;
     let size = a.dtype.size as u64;
     for (i, (&n, &b)) in a.shape.iter().zip(&a.chunks.block).enumerate() {
         if b == 0 && n > 0 {

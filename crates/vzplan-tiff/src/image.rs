@@ -161,6 +161,7 @@ pub(crate) fn build(t: &Tiff, ifd: &Ifd, opts: &Options) -> Built<Image> {
             entries,
         },
         values: None,
+        fields: Vec::new(),
     };
     Ok(Image {
         layout,

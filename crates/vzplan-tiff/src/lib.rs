@@ -383,5 +383,6 @@ fn stack_pages(arrays: &[ArrayLayout], pages: &[Option<usize>]) -> Option<ArrayL
             entries,
         },
         values: None,
+        fields: Vec::new(),
     })
 }

@@ -40,6 +40,7 @@ pub(crate) fn base_plan(path: &str, a: &ArrayLayout) -> ArrayPlan {
         files: 1,
         values: None,
         patches: Vec::new(),
+        fields: a.fields.clone(),
     }
 }
 

@@ -68,6 +68,7 @@ fn tile(
             entries,
         },
         values: None,
+        fields: Vec::new(),
     };
     SourceLayout {
         url: format!("file:///m/{name}"),

@@ -115,6 +115,23 @@ fn difference(
             Diff::DType,
         ));
     }
+    if a.fields != b.fields {
+        let names = |x: &ArrayLayout| {
+            x.fields
+                .iter()
+                .map(|f| format!("{} {}", f.name, f.dtype.numpy_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Some((
+            format!(
+                "record fields ({}) differ from ({}) in {than}",
+                names(a),
+                names(b)
+            ),
+            Diff::DType,
+        ));
+    }
     if inline {
         return (k.is_none() && a.values != b.values).then(|| {
             (
