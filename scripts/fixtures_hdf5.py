@@ -86,6 +86,21 @@ FILTER_NAMES = {1: "deflate", 2: "shuffle", 3: "fletcher32", 4: "szip", 5: "nbit
                 6: "scaleoffset", 32015: "zstd"}
 
 
+def packed_numbers(dt):
+    """A compound of numbers packed in order, in one byte order: a Zarr v3 `struct`."""
+    if dt.names is None:
+        return False
+    at, orders = 0, set()
+    for name in dt.names:
+        f, off = dt.fields[name][:2]
+        if off != at or f.kind not in "iuf" or f.names is not None:
+            return False
+        if f.itemsize > 1:
+            orders.add(f.byteorder if f.byteorder != "=" else "<")
+        at += f.itemsize
+    return at == dt.itemsize and len(orders) <= 1
+
+
 def dset_oracle(ds, nc_dims, key):
     dcpl = ds.id.get_create_plist()
     filters = []
@@ -103,7 +118,7 @@ def dset_oracle(ds, nc_dims, key):
     # Enums are their base integer type (names and values in `enum_dict`), h5py's {r, i}
     # compounds are complex numbers, variable-length strings are written inline.
     supported = cls in (h5py.h5t.INTEGER, h5py.h5t.FLOAT, h5py.h5t.STRING) or (
-        enum is not None) or ds.dtype.kind == "c"
+        enum is not None) or ds.dtype.kind == "c" or packed_numbers(ds.dtype)
     problem = None
     if not supported:
         problem = f"dtype {ds.dtype}"
@@ -254,7 +269,7 @@ def common_content(f):
     f.create_dataset("strings", data=np.array([b"ab", b"cde", b"f"], dtype="S4"), **kw)
     f.create_dataset("scalar", data=np.float64(3.25), **kw)
     f.create_dataset("empty_contig", shape=(4,), dtype="<f4", **kw)  # never written
-    # Unsupported ones (problems): compound, vlen, enum.
+    # A packed compound of numbers (a Zarr struct), a vlen string (inline), an enum.
     f.create_dataset("compound", data=np.zeros(3, dtype=[("a", "<i4"), ("b", "<f8")]), **kw)
     f.create_dataset("vlen", data=np.array(["x", "yy"], dtype=object),
                      dtype=h5py.string_dtype(), **kw)
