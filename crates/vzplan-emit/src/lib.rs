@@ -21,6 +21,7 @@ pub mod report;
 pub mod zarr;
 
 use base64::Engine;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 use vzplan_core::ChunkData;
@@ -122,8 +123,19 @@ fn write_array(
         json_str(&format!("{}/zarr.json", a.path)),
         json_str(&meta)
     )?;
+    // One reused line buffer: no allocation per reference (issue 13). JSON escapes character by
+    // character, so the quoted key is the quoted `{path}/c` prefix plus the (digit-only) index.
+    let prefix = json_str(&chunk_key(&a.path, &[]));
+    let prefix = prefix.strip_suffix('"').unwrap_or(&prefix);
+    let mut line = String::with_capacity(prefix.len() + 128);
     for c in &a.chunks {
-        let key = json_str(&chunk_key(&a.path, &c.key));
+        line.clear();
+        line.push_str(",\n");
+        line.push_str(prefix);
+        for k in &c.key {
+            let _ = write!(line, "/{k}");
+        }
+        line.push_str("\":");
         match &c.data {
             ChunkData::Ref { offset, length } => {
                 let url = urls.get(c.source).ok_or_else(|| {
@@ -134,10 +146,15 @@ fn write_array(
                         urls.len()
                     ))
                 })?;
-                write!(w, ",\n{key}:[{url},{offset},{length}]")?
+                let _ = write!(line, "[{url},{offset},{length}]");
             }
-            ChunkData::Inline(bytes) => write!(w, ",\n{key}:\"base64:{}\"", b64.encode(bytes))?,
+            ChunkData::Inline(bytes) => {
+                line.push_str("\"base64:");
+                b64.encode_string(bytes, &mut line);
+                line.push('"');
+            }
         }
+        w.write_all(line.as_bytes())?;
     }
     Ok(())
 }
