@@ -21,7 +21,6 @@ pub mod report;
 pub mod zarr;
 
 use base64::Engine;
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 use vzplan_core::ChunkData;
@@ -128,12 +127,14 @@ fn write_array(
     let prefix = json_str(&chunk_key(&a.path, &[]));
     let prefix = prefix.strip_suffix('"').unwrap_or(&prefix);
     let mut line = String::with_capacity(prefix.len() + 128);
+    let mut num = itoa::Buffer::new();
     for c in &a.chunks {
         line.clear();
         line.push_str(",\n");
         line.push_str(prefix);
-        for k in &c.key {
-            let _ = write!(line, "/{k}");
+        for &k in &c.key {
+            line.push('/');
+            line.push_str(num.format(k));
         }
         line.push_str("\":");
         match &c.data {
@@ -146,7 +147,13 @@ fn write_array(
                         urls.len()
                     ))
                 })?;
-                let _ = write!(line, "[{url},{offset},{length}]");
+                line.push('[');
+                line.push_str(url);
+                line.push(',');
+                line.push_str(num.format(*offset));
+                line.push(',');
+                line.push_str(num.format(*length));
+                line.push(']');
             }
             ChunkData::Inline(bytes) => {
                 line.push_str("\"base64:");
