@@ -124,7 +124,13 @@ pub(crate) fn take(line: &[u8]) -> Result<Result<SourceLayout, ScanFailure>, Str
             error: vzplan_io::redact_text(&f.error),
         }));
     }
-    let l: SourceLayout = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    // Checked as UTF-8 once, the line skips serde_json's check of each string; a line that is
+    // not UTF-8 goes the byte way, for the same error message as before.
+    let parsed = match std::str::from_utf8(line) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(line),
+    };
+    let l: SourceLayout = parsed.map_err(|e| e.to_string())?;
     // The same check as for URLs given on the command line: no credentials, no signed URLs.
     if vzplan_io::is_url(&l.url) {
         if let Err(e) = vzplan_io::canonical_url(&l.url) {
@@ -220,6 +226,17 @@ mod tests {
         let valued = LAYOUT.replace("no error here", "error");
         assert!(take(valued.as_bytes()).unwrap().is_ok());
         assert!(take(br#"{"url":"x"}"#).is_err());
+        // Bad lines are told as serde_json tells them from the bytes, UTF-8 or not.
+        for bad in [
+            &br#"{"url":"x","size":1,"#[..],
+            b"{\"url\":\"\xff\"}",
+            b"\xfe{",
+        ] {
+            let want = serde_json::from_slice::<SourceLayout>(bad)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(take(bad).unwrap_err(), want);
+        }
         // Secrets in a failure line's URL are redacted.
         let f = take(br#"{"url":"s3://b/k?X-Amz-Signature=abc","error":"e"}"#)
             .unwrap()
