@@ -2,14 +2,19 @@
 
     bash scripts/setup-bench.sh            # .venv-bench: the pinned packages + kerchunk, virtualizarr
     .venv-bench/bin/python scripts/bench.py --vzplan target/release/vzplan [--files 40] [--out bench.json]
+    .venv/bin/python scripts/bench.py --vzplan target/release/vzplan --sweep [--out sweep.json]
 
-Two parts:
+Two parts (or, with --sweep, only the third):
 1. Speed and reads on a collection all three tools can combine (365-day files in regular chunks):
    wall time (median of --repeat runs), peak memory, read requests and bytes per file, refs written.
    kerchunk's reads are counted as read system calls (/proc/self/io), vzplan's as the requests its
    block cache makes (--stats); on object storage each of those would be one GET.
 2. Capability on the shipped collections (testdata/collections): does each tool build the
    combined dataset, and does what it builds read back the same values as netCDF4-python?
+3. --sweep: vzplan alone, CPU time (user + sys, from wait4) and peak RSS as the number of files
+   grows (100 -> 3,000 small files of 5 chunks) and as the chunks per file grow (4 -> 3,000, 20
+   files), with the cost per file and per reference: both must stay flat (cost linear in files
+   and in chunks; issue 13). Only netCDF4-python is needed, so the test venv (.venv) runs it.
 Nothing here runs in CI; the figures go to the README.
 """
 
@@ -54,6 +59,82 @@ def make_collection(d, files, ny, nx, chunk_t):
             rng = np.random.default_rng(i)
             v[:] = np.round(280 + rng.standard_normal((365, ny, nx)), 1).astype("f4")
     return paths
+
+
+def make_chunked(d, files, chunks):
+    """`files` netCDF-4 files of `chunks` time steps each, one zlib chunk per step: tas(time, 4, 8)."""
+    d.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(files):
+        p = d / f"tas_{i:05d}.nc"
+        paths.append(str(p))
+        if p.exists():
+            continue
+        with netCDF4.Dataset(p, "w", format="NETCDF4") as ds:
+            ds.createDimension("time", None)
+            ds.createDimension("lat", 4)
+            ds.createDimension("lon", 8)
+            t = ds.createVariable("time", "f8", ("time",))
+            t.units = "days since 2000-01-01"
+            t[:] = np.arange(chunks * i, chunks * (i + 1))
+            v = ds.createVariable("tas", "f4", ("time", "lat", "lon"), zlib=True, complevel=1,
+                                  chunksizes=(1, 4, 8))
+            v[:] = np.random.default_rng(i).standard_normal((chunks, 4, 8)).astype("f4")
+    return paths
+
+
+def cpu_run(argv):
+    """CPU seconds (user + sys, from wait4: to the microsecond, where GNU time rounds to 10 ms),
+    wall seconds and peak RSS in MiB of one vzplan run. The peak is GNU time's: a child forked
+    from this Python would count Python's pages in its own."""
+    with tempfile.NamedTemporaryFile("r") as tf:
+        t = time.perf_counter()
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", tf.name, *argv],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)  # GNU time's usage includes the vzplan it waited for
+        wall = time.perf_counter() - t
+        if os.waitstatus_to_exitcode(status) not in (0, 3):
+            raise RuntimeError(f"{argv[:2]} exited {os.waitstatus_to_exitcode(status)}")
+        rss = int(tf.read().split()[-1])
+    return ru.ru_utime + ru.ru_stime, wall, rss / 1024
+
+
+def sweep_point(vz, paths, repeat, tmp):
+    for p in paths:  # into the page cache: the sweep measures vzplan, not the disk
+        Path(p).read_bytes()
+    out = f"{tmp}/refs.json"
+    runs = [cpu_run([vz, "build", *paths, "-o", out, "--force"]) for _ in range(repeat)]
+    refs = len(json.load(open(out))["refs"])
+    cpu = statistics.median(r[0] for r in runs)
+    return {"files": len(paths), "refs": refs, "cpu_s": round(cpu, 4),
+            "wall_s": round(statistics.median(r[1] for r in runs), 4),
+            "peak_rss_mib": round(max(r[2] for r in runs), 1),
+            "cpu_us_per_file": round(cpu / len(paths) * 1e6, 1),
+            "cpu_ns_per_ref": round(cpu / refs * 1e9, 1)}
+
+
+def marginal(points, key):
+    """Cost of one more file (or ref) between consecutive points: flat when cost is linear (the
+    first point's figure per file also carries the process start)."""
+    for a, b in zip(points, points[1:]):
+        b[f"marginal_{key}"] = round((b["cpu_s"] - a["cpu_s"]) / max(1, b[key] - a[key]) * 1e6, 2)
+
+
+def sweep(vz, root, repeat, file_counts, chunk_counts, chunk_files):
+    """Cost against files (small files, 5 chunks each) and against chunks per file."""
+    res = {"files": [], "chunks_per_file": []}
+    many = make_collection(root / "sweep_files", max(file_counts), 10, 20, 73)
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in file_counts:
+            res["files"].append(sweep_point(vz, many[:n], repeat, tmp))
+        for c in chunk_counts:
+            paths = make_chunked(root / f"sweep_chunks_{c}", chunk_files, c)
+            res["chunks_per_file"].append({"chunks_per_file": c, **sweep_point(vz, paths, repeat, tmp)})
+    marginal(res["files"], "files")  # µs per file
+    marginal(res["chunks_per_file"], "refs")  # µs per ref
+    for r in res["files"] + res["chunks_per_file"]:
+        print(json.dumps(r), flush=True)
+    return res
 
 
 class ReadCounter:
@@ -219,7 +300,19 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--dir", default="/tmp/vzplan-bench")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--sweep", action="store_true", help="cost against files and chunks per file")
+    ap.add_argument("--sweep-files", default="100,300,1000,3000")
+    ap.add_argument("--sweep-chunks", default="4,30,300,3000")
+    ap.add_argument("--sweep-chunk-files", type=int, default=20, help="files per chunks point")
     args = ap.parse_args()
+    if args.sweep:
+        ints = lambda s: [int(x) for x in s.split(",")]  # noqa: E731
+        res = sweep(args.vzplan, Path(args.dir), args.repeat, ints(args.sweep_files),
+                    ints(args.sweep_chunks), args.sweep_chunk_files)
+        res["machine"] = f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the end"
+        if args.out:
+            Path(args.out).write_text(json.dumps(res, indent=1))
+        return
     results = {"machine": f"{os.cpu_count()} cores", "collections": {}}
     for name, (ny, nx, ct) in {"regular_5_chunks_per_file": (90, 180, 73),
                                "many_365_chunks_per_file": (45, 90, 1)}.items():

@@ -24,10 +24,10 @@ pub struct IoArgs {
     /// Time limit of one request, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     pub io_timeout: f64,
-    /// Size of the speculative first read of each file, in bytes.
+    /// Size of the speculative first read of each object (object storage; local files read 16 KiB).
     #[arg(long, value_name = "BYTES", default_value_t = 512 * 1024)]
     pub first_read: u64,
-    /// Block size of the read cache, in bytes.
+    /// Block size of the read cache for object storage, in bytes (local files: 4 KiB).
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024)]
     pub block_size: u64,
 }

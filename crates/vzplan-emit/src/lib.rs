@@ -122,8 +122,21 @@ fn write_array(
         json_str(&format!("{}/zarr.json", a.path)),
         json_str(&meta)
     )?;
+    // One reused line buffer: no allocation per reference (issue 13). JSON escapes character by
+    // character, so the quoted key is the quoted `{path}/c` prefix plus the (digit-only) index.
+    let prefix = json_str(&chunk_key(&a.path, &[]));
+    let prefix = prefix.strip_suffix('"').unwrap_or(&prefix);
+    let mut line = String::with_capacity(prefix.len() + 128);
+    let mut num = itoa::Buffer::new();
     for c in &a.chunks {
-        let key = json_str(&chunk_key(&a.path, &c.key));
+        line.clear();
+        line.push_str(",\n");
+        line.push_str(prefix);
+        for &k in &c.key {
+            line.push('/');
+            line.push_str(num.format(k));
+        }
+        line.push_str("\":");
         match &c.data {
             ChunkData::Ref { offset, length } => {
                 let url = urls.get(c.source).ok_or_else(|| {
@@ -134,10 +147,21 @@ fn write_array(
                         urls.len()
                     ))
                 })?;
-                write!(w, ",\n{key}:[{url},{offset},{length}]")?
+                line.push('[');
+                line.push_str(url);
+                line.push(',');
+                line.push_str(num.format(*offset));
+                line.push(',');
+                line.push_str(num.format(*length));
+                line.push(']');
             }
-            ChunkData::Inline(bytes) => write!(w, ",\n{key}:\"base64:{}\"", b64.encode(bytes))?,
+            ChunkData::Inline(bytes) => {
+                line.push_str("\"base64:");
+                b64.encode_string(bytes, &mut line);
+                line.push('"');
+            }
         }
+        w.write_all(line.as_bytes())?;
     }
     Ok(())
 }

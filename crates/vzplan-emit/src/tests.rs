@@ -233,3 +233,37 @@ fn fill_value_attribute_is_encoded_for_xarray() {
     assert_eq!(meta["attributes"]["missing_value"], json!(1e20));
     assert_eq!(meta["fill_value"], "NaN");
 }
+
+/// Chunk keys are written from a quoted prefix plus the index (no allocation per reference):
+/// the bytes must be those of quoting the whole key, also for paths JSON has to escape.
+#[test]
+fn chunk_keys_are_quoted_as_whole_keys() {
+    let mut p = plan();
+    let path = "g/\"q\\\u{1}\té";
+    p.arrays[0].path = path.into();
+    p.arrays[0].chunks.push(PlannedChunk {
+        key: vec![12_345_678_901, 0],
+        source: 1,
+        data: ChunkData::Ref {
+            offset: u64::MAX,
+            length: 0,
+        },
+    });
+    let mut buf = Vec::new();
+    write_refs(&p, &mut buf).unwrap();
+    let text = String::from_utf8(buf.clone()).unwrap();
+    let line = |key: &[u64], rest: &str| format!(",\n{}:{rest}", json_str(&chunk_key(path, key)));
+    assert!(
+        text.contains(&line(&[0, 0], "[\"{{u0}}\",10,20]")),
+        "{text}"
+    );
+    assert!(text.contains(&line(&[1, 1], "\"base64:AQID\"")));
+    assert!(text.contains(&line(
+        &[12_345_678_901, 0],
+        "[\"{{u1}}\",18446744073709551615,0]"
+    )));
+    let v: Value = serde_json::from_slice(&buf).unwrap();
+    assert_eq!(v["refs"][format!("{path}/c/1/1")], "base64:AQID");
+    // A 0-d array's one chunk is `path/c`.
+    assert_eq!(chunk_key(path, &[]), format!("{path}/c"));
+}

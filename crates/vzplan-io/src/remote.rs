@@ -53,8 +53,10 @@ pub struct IoOptions {
     /// First backoff; doubles per retry up to `backoff_max`, each wait drawn uniformly below it.
     pub backoff_base: Duration,
     pub backoff_max: Duration,
-    /// Block cache in front of every object (local files too).
+    /// Block cache in front of every object on object storage (and HTTP).
     pub cache: CacheConfig,
+    /// Block cache in front of every local file (small reads: [`CacheConfig::local`]).
+    pub local_cache: CacheConfig,
     /// GETs in flight per batched read.
     pub concurrency: usize,
     /// Ranges of one batch closer than this are fetched as one GET.
@@ -73,6 +75,7 @@ impl Default for IoOptions {
             backoff_base: Duration::from_millis(100),
             backoff_max: Duration::from_secs(10),
             cache: CacheConfig::default(),
+            local_cache: CacheConfig::local(),
             concurrency: 8,
             coalesce_gap: 64 * 1024,
         }

@@ -44,11 +44,20 @@ pub fn write(scanned: &[Scanned], dest: &str, io: &IoOptions) -> Result<usize, E
 /// being kept, and the other lines are read.
 pub const MAX_LINE: usize = 32 << 20;
 
-/// A file that failed when it was scanned.
+/// A file that failed when it was scanned (borrowed from the line unless it has escapes).
 #[derive(serde::Deserialize)]
-struct FailedLine {
-    url: String,
-    error: String,
+struct FailedLine<'a> {
+    #[serde(borrow)]
+    url: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    error: std::borrow::Cow<'a, str>,
+}
+
+/// Whether a line can be a [`FailedLine`]: only if it holds the key `"error"`, written plainly or
+/// with `\u` escapes. Layout lines (almost) never do, so they are parsed once, not twice.
+fn may_be_failure(line: &[u8]) -> bool {
+    memchr::memmem::find(line, b"\"error\"").is_some()
+        || memchr::memmem::find(line, b"\\u").is_some()
 }
 
 /// Reads layout files (expanded inputs: local paths, `-`, object URLs) into layouts and the
@@ -106,13 +115,22 @@ pub fn read(
 
 /// One line: a layout, or a recorded failure; Err: why the line is bad.
 pub(crate) fn take(line: &[u8]) -> Result<Result<SourceLayout, ScanFailure>, String> {
-    if let Ok(f) = serde_json::from_slice::<FailedLine>(line) {
+    if let Some(f) = may_be_failure(line)
+        .then(|| serde_json::from_slice::<FailedLine>(line).ok())
+        .flatten()
+    {
         return Ok(Err(ScanFailure {
             url: vzplan_io::redact(&f.url),
             error: vzplan_io::redact_text(&f.error),
         }));
     }
-    let l: SourceLayout = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    // Checked as UTF-8 once, the line skips serde_json's check of each string; a line that is
+    // not UTF-8 goes the byte way, for the same error message as before.
+    let parsed = match std::str::from_utf8(line) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(line),
+    };
+    let l: SourceLayout = parsed.map_err(|e| e.to_string())?;
     // The same check as for URLs given on the command line: no credentials, no signed URLs.
     if vzplan_io::is_url(&l.url) {
         if let Err(e) = vzplan_io::canonical_url(&l.url) {
@@ -147,7 +165,7 @@ impl<R: std::io::BufRead> Lines<R> {
                 break;
             }
             any = true;
-            let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
+            let (part, done) = match memchr::memchr(b'\n', chunk) {
                 Some(i) => (&chunk[..i], Some(i + 1)),
                 None => (chunk, None),
             };
@@ -176,4 +194,53 @@ pub fn read_patterns(
     io: &IoOptions,
 ) -> Result<(Vec<SourceLayout>, Vec<ScanFailure>), Error> {
     read(&inputs::expand(patterns, io)?, io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A layout line as `vzplan scan` writes it (the one file of a real scan, trimmed).
+    const LAYOUT: &str = r#"{"url":"file:///d/a.nc","size":9,"format":"hdf5","attrs":{"history":"no error here"},"arrays":[{"path":"v","dims":[{"name":"x"}],"shape":[2],"dtype":{"kind":"int","size":2,"endian":"little"},"chunks":{"block":[2],"edges":"exact","entries":[{"index":[0],"data":{"ref":{"offset":1,"length":4}}}]}}]}"#;
+
+    /// Layout lines are parsed once; a line is a failure exactly when it has `url` and `error`
+    /// strings, however its keys are written.
+    #[test]
+    fn failure_lines_are_told_from_layouts_in_one_pass() {
+        let l = take(LAYOUT.as_bytes()).unwrap().unwrap();
+        assert_eq!(l.arrays[0].chunks.entries.len(), 1);
+        assert!(!may_be_failure(LAYOUT.as_bytes()));
+        for failure in [
+            r#"{"url":"file:///d/b.nc","error":"truncated"}"#,
+            r#"{"url":"file:///d/b.nc","e\u0072ror":"truncated"}"#,
+            r#"{"\u0075rl":"file:///d/b.nc","error":"trunc\"ated"}"#,
+        ] {
+            let f = take(failure.as_bytes()).unwrap().unwrap_err();
+            assert_eq!(f.url, "file:///d/b.nc", "{failure}");
+            assert!(f.error.starts_with("trunc"), "{failure}");
+        }
+        // A layout with an `error` key too was, and stays, a failure.
+        let both = LAYOUT.replacen('{', r#"{"error":"x","#, 1);
+        assert!(take(both.as_bytes()).unwrap().is_err());
+        // `error` only as a value: a layout; neither: a bad line.
+        let valued = LAYOUT.replace("no error here", "error");
+        assert!(take(valued.as_bytes()).unwrap().is_ok());
+        assert!(take(br#"{"url":"x"}"#).is_err());
+        // Bad lines are told as serde_json tells them from the bytes, UTF-8 or not.
+        for bad in [
+            &br#"{"url":"x","size":1,"#[..],
+            b"{\"url\":\"\xff\"}",
+            b"\xfe{",
+        ] {
+            let want = serde_json::from_slice::<SourceLayout>(bad)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(take(bad).unwrap_err(), want);
+        }
+        // Secrets in a failure line's URL are redacted.
+        let f = take(br#"{"url":"s3://b/k?X-Amz-Signature=abc","error":"e"}"#)
+            .unwrap()
+            .unwrap_err();
+        assert!(!f.url.contains("abc"));
+    }
 }
