@@ -48,6 +48,7 @@ fn plan(n: u64) -> Plan {
         files: FILES as usize,
         values: None,
         patches: vec![],
+        fields: Vec::new(),
     };
     let sources = (0..FILES)
         .map(|f| SourceRef {
