@@ -104,22 +104,30 @@ pub fn read(
                 continue;
             }
             match take(line) {
-                Ok(Ok(l)) => ok.push(l),
-                Ok(Err(failure)) => failed.push(failure),
-                Err(why) => failed.push(bad(why)),
+                Ok(Line::Layout(l)) => ok.push(*l),
+                Ok(Line::Failed(failure)) => failed.push(failure),
+                Err(why) => failed.push(bad(why.to_string())),
             }
         }
     }
     Ok((ok, failed))
 }
 
-/// One line: a layout, or a recorded failure; Err: why the line is bad.
-pub(crate) fn take(line: &[u8]) -> Result<Result<SourceLayout, ScanFailure>, String> {
+/// What one line of a layout file holds.
+pub(crate) enum Line {
+    Layout(Box<SourceLayout>),
+    /// A file that failed when it was scanned, or whose URL is refused now.
+    Failed(ScanFailure),
+}
+
+/// One line: a layout, or a recorded failure; Err: why the line is not a layout (kept typed
+/// until it becomes the failure that names the line).
+pub(crate) fn take(line: &[u8]) -> Result<Line, serde_json::Error> {
     if let Some(f) = may_be_failure(line)
         .then(|| serde_json::from_slice::<FailedLine>(line).ok())
         .flatten()
     {
-        return Ok(Err(ScanFailure {
+        return Ok(Line::Failed(ScanFailure {
             url: vzplan_io::redact(&f.url),
             error: vzplan_io::redact_text(&f.error),
         }));
@@ -130,17 +138,17 @@ pub(crate) fn take(line: &[u8]) -> Result<Result<SourceLayout, ScanFailure>, Str
         Ok(text) => serde_json::from_str(text),
         Err(_) => serde_json::from_slice(line),
     };
-    let l: SourceLayout = parsed.map_err(|e| e.to_string())?;
+    let l: SourceLayout = parsed?;
     // The same check as for URLs given on the command line: no credentials, no signed URLs.
     if vzplan_io::is_url(&l.url) {
         if let Err(e) = vzplan_io::canonical_url(&l.url) {
-            return Ok(Err(ScanFailure {
+            return Ok(Line::Failed(ScanFailure {
                 url: vzplan_io::redact(&l.url),
                 error: e.to_string(),
             }));
         }
     }
-    Ok(Ok(l))
+    Ok(Line::Layout(Box::new(l)))
 }
 
 /// Lines of at most a given length, without keeping more of a longer one.
@@ -200,6 +208,21 @@ pub fn read_patterns(
 mod tests {
     use super::*;
 
+    impl Line {
+        fn layout(self) -> SourceLayout {
+            match self {
+                Line::Layout(l) => *l,
+                Line::Failed(f) => panic!("a failure: {}", f.error),
+            }
+        }
+        fn failure(self) -> Option<ScanFailure> {
+            match self {
+                Line::Layout(_) => None,
+                Line::Failed(f) => Some(f),
+            }
+        }
+    }
+
     /// A layout line as `vzplan scan` writes it (the one file of a real scan, trimmed).
     const LAYOUT: &str = r#"{"url":"file:///d/a.nc","size":9,"format":"hdf5","attrs":{"history":"no error here"},"arrays":[{"path":"v","dims":[{"name":"x"}],"shape":[2],"dtype":{"kind":"int","size":2,"endian":"little"},"chunks":{"block":[2],"edges":"exact","entries":[{"index":[0],"data":{"ref":{"offset":1,"length":4}}}]}}]}"#;
 
@@ -207,7 +230,7 @@ mod tests {
     /// strings, however its keys are written.
     #[test]
     fn failure_lines_are_told_from_layouts_in_one_pass() {
-        let l = take(LAYOUT.as_bytes()).unwrap().unwrap();
+        let l = take(LAYOUT.as_bytes()).unwrap().layout();
         assert_eq!(l.arrays[0].chunks.entries.len(), 1);
         assert!(!may_be_failure(LAYOUT.as_bytes()));
         for failure in [
@@ -215,16 +238,16 @@ mod tests {
             r#"{"url":"file:///d/b.nc","e\u0072ror":"truncated"}"#,
             r#"{"\u0075rl":"file:///d/b.nc","error":"trunc\"ated"}"#,
         ] {
-            let f = take(failure.as_bytes()).unwrap().unwrap_err();
+            let f = take(failure.as_bytes()).unwrap().failure().unwrap();
             assert_eq!(f.url, "file:///d/b.nc", "{failure}");
             assert!(f.error.starts_with("trunc"), "{failure}");
         }
         // A layout with an `error` key too was, and stays, a failure.
         let both = LAYOUT.replacen('{', r#"{"error":"x","#, 1);
-        assert!(take(both.as_bytes()).unwrap().is_err());
+        assert!(take(both.as_bytes()).unwrap().failure().is_some());
         // `error` only as a value: a layout; neither: a bad line.
         let valued = LAYOUT.replace("no error here", "error");
-        assert!(take(valued.as_bytes()).unwrap().is_ok());
+        assert!(take(valued.as_bytes()).unwrap().failure().is_none());
         assert!(take(br#"{"url":"x"}"#).is_err());
         // Bad lines are told as serde_json tells them from the bytes, UTF-8 or not.
         for bad in [
@@ -235,12 +258,13 @@ mod tests {
             let want = serde_json::from_slice::<SourceLayout>(bad)
                 .unwrap_err()
                 .to_string();
-            assert_eq!(take(bad).unwrap_err(), want);
+            assert_eq!(take(bad).err().map(|e| e.to_string()), Some(want));
         }
         // Secrets in a failure line's URL are redacted.
         let f = take(br#"{"url":"s3://b/k?X-Amz-Signature=abc","error":"e"}"#)
             .unwrap()
-            .unwrap_err();
+            .failure()
+            .unwrap();
         assert!(!f.url.contains("abc"));
     }
 }

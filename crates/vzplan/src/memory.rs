@@ -18,8 +18,8 @@ pub fn source_from_lines<'a>(lines: impl IntoIterator<Item = &'a str>, io: IoOpt
             continue;
         }
         match layouts::take(line.as_bytes()) {
-            Ok(Ok(l)) => ok.push(l),
-            Ok(Err(f)) => failed.push(f),
+            Ok(layouts::Line::Layout(l)) => ok.push(*l),
+            Ok(layouts::Line::Failed(f)) => failed.push(f),
             Err(why) => failed.push(ScanFailure {
                 url: format!("<layouts>:{}", n + 1),
                 error: format!("<layouts>:{}: {why}", n + 1),
