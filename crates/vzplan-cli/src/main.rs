@@ -13,6 +13,7 @@
 mod icechunk;
 mod info;
 mod io_args;
+mod pipe;
 mod progress;
 mod refs;
 
@@ -197,7 +198,9 @@ fn main() -> ExitCode {
             match &e {
                 Error::NothingRead { failures } => {
                     for f in failures {
-                        eprintln!("{}", vzplan::redact_text(&f.error));
+                        // A local file as a path, as in the findings (not `file:///…`).
+                        let msg = f.error.strip_prefix("file://").unwrap_or(&f.error);
+                        eprintln!("{}", vzplan::redact_text(msg));
                     }
                 }
                 Error::NothingBuilt { plan } => eprint!("{}", vzplan::report::text(plan)),
@@ -213,7 +216,7 @@ fn main() -> ExitCode {
 }
 
 fn print_json(doc: &serde_json::Value) {
-    println!("{}", serde_json::to_string_pretty(doc).unwrap_or_default());
+    pipe::outln!("{}", serde_json::to_string_pretty(doc).unwrap_or_default());
 }
 
 fn scan_options(a: &ScanArgs) -> ScanOptions {
@@ -277,12 +280,12 @@ fn run(cli: Cli) -> Result<u8, Error> {
             let term = progress::Terminal::new(common.scan.stats);
             let plan = vzplan::plan(&source(&common)?, &plan_options(&common), &term)?;
             if json {
-                println!(
+                pipe::outln!(
                     "{}",
                     serde_json::to_string_pretty(&vzplan::report::json(&plan))?
                 );
             } else {
-                print!("{}", vzplan::report::text(&plan));
+                pipe::out!("{}", vzplan::report::text(&plan));
             }
             Ok(exit_for(&plan))
         }
@@ -331,15 +334,15 @@ fn run(cli: Cli) -> Result<u8, Error> {
         Cmd::Verify { refs, json, io } => {
             let r = vzplan::verify(&refs, &io.options())?;
             if json {
-                println!(
+                pipe::outln!(
                     "{}",
                     serde_json::json!({"sources": r.sources, "changed": r.changed, "ok": r.ok()})
                 );
             } else {
                 for d in &r.changed {
-                    println!("{d}");
+                    pipe::outln!("{d}");
                 }
-                println!("{} source(s), {} changed", r.sources, r.changed.len());
+                pipe::outln!("{} source(s), {} changed", r.sources, r.changed.len());
             }
             Ok(if r.ok() { 0 } else { 1 })
         }

@@ -1,7 +1,7 @@
 //! `vzplan build … -o OUT.json` and `vzplan append -o OUT.json NEW…`: kerchunk refs.json (+ the
 //! consolidated zarr.json, + kept layouts) through the library's `build` and `append`.
 
-use crate::{exit_for, plan_options, progress, source, Common};
+use crate::{exit_for, pipe, plan_options, progress, source, Common};
 use clap::Args;
 use std::path::PathBuf;
 use vzplan::{BuildOptions, Error, RefsOutput};
@@ -88,13 +88,13 @@ pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> 
         if stdout {
             eprintln!("{text}");
         } else {
-            println!("{text}");
+            pipe::outln!("{text}");
         }
     } else if stdout {
         eprint!("{}", vzplan::report::text(plan));
     } else {
-        print!("{}", vzplan::report::text(plan));
-        println!("wrote {}", output.display());
+        pipe::out!("{}", vzplan::report::text(plan));
+        pipe::outln!("wrote {}", output.display());
     }
     Ok(exit_for(plan))
 }
