@@ -18,6 +18,7 @@
 pub mod cf;
 pub mod html;
 pub mod report;
+pub mod summary;
 pub mod zarr;
 
 use base64::Engine;
