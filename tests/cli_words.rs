@@ -154,3 +154,37 @@ fn text_output_into_a_closed_pipe_ends_quietly() {
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn progress_prints_plain_lines_when_not_a_terminal() {
+    let dir = root().join("testdata/collections/daily20");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .collect();
+    files.sort();
+    let mut args = vec!["plan", "--progress"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, _, stderr) = vzplan(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines.first(),
+        Some(&"vzplan: scanning 20 file(s)"),
+        "{stderr}"
+    );
+    let last = lines.last().unwrap();
+    assert!(
+        last.starts_with("vzplan: scanned 20/20 files, ") && last.contains(" 0 error(s) ("),
+        "{stderr}"
+    );
+    // Without --progress, stderr that is not a terminal stays quiet.
+    let (_, _, quiet) = vzplan(
+        &args
+            .iter()
+            .copied()
+            .filter(|a| *a != "--progress")
+            .collect::<Vec<_>>(),
+    );
+    assert!(quiet.is_empty(), "{quiet}");
+}

@@ -52,7 +52,7 @@ pub fn build(
         force: false,
         keep_layouts: kept.clone(),
     };
-    let term = progress::Terminal::new(common.scan.stats);
+    let term = progress::Terminal::new(common.scan.stats, common.scan.progress);
     let report = match (&kept, append) {
         (Some(k), true) => vzplan::append(k, &source(common)?, opts, &term)?,
         _ => vzplan::build(&source(common)?, &opts, &term)?,

@@ -126,6 +126,10 @@ struct ScanArgs {
     /// Print requests and bytes read per file.
     #[arg(long)]
     stats: bool,
+    /// Print plain progress lines on standard error (one a second, and one at the end) instead
+    /// of the progress bar, which is drawn only on a terminal: for logs, CI and pipes.
+    #[arg(long)]
+    progress: bool,
 }
 
 #[derive(Args)]
@@ -277,7 +281,7 @@ fn exit_for(plan: &Plan) -> u8 {
 fn run(cli: Cli) -> Result<u8, Error> {
     match cli.cmd {
         Cmd::Plan { common, json } => {
-            let term = progress::Terminal::new(common.scan.stats);
+            let term = progress::Terminal::new(common.scan.stats, common.scan.progress);
             let plan = vzplan::plan(&source(&common)?, &plan_options(&common), &term)?;
             if json {
                 pipe::outln!(
@@ -314,7 +318,7 @@ fn run(cli: Cli) -> Result<u8, Error> {
         } => {
             let shard = Shard::from_args(shard.as_deref(), shard_from_env.as_deref(), shard_count)?;
             let opts = scan_options(&args);
-            let term = progress::Terminal::new(args.stats);
+            let term = progress::Terminal::new(args.stats, args.progress);
             let scanned = vzplan::scan(&inputs(&args, shard), &opts, &term)?;
             let failed = vzplan::layouts::write(&scanned, &output.to_string_lossy(), &opts.io)?;
             for s in &scanned {
