@@ -153,3 +153,26 @@ fn every_collection_summary_adds_up() {
         }
     }
 }
+
+#[test]
+fn the_html_page_draws_a_left_out_array_with_its_padded_chunks_marked() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("padded.html");
+    let (code, _) = plan(&files("padded"), &["--html", page.to_str().unwrap()]);
+    assert_eq!(code, 3);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("data-array=\"tas\" data-dim=\"time\" data-array-status=\"left_out\""));
+    assert_eq!(
+        html.matches("data-chunk-mark=\"padded_interior\"").count(),
+        2
+    );
+    assert_eq!(
+        html.matches("data-coord=").count(),
+        3,
+        "coordinates as table rows"
+    );
+    assert!(!html.contains("inside the mosaic"));
+    // One finding entry for both files, with one loop.
+    assert_eq!(html.matches("data-finding=").count(), 1);
+    assert_eq!(html.matches("data-loop").count(), 1);
+}

@@ -188,3 +188,16 @@ fn progress_prints_plain_lines_when_not_a_terminal() {
     );
     assert!(quiet.is_empty(), "{quiet}");
 }
+
+#[test]
+fn an_html_page_vzplan_wrote_is_replaced_by_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    let page = page.to_str().unwrap();
+    let f = root().join("testdata/collections/yearly/tas_day_2000.nc");
+    let f = f.to_str().unwrap();
+    for _ in 0..2 {
+        let (code, _, stderr) = vzplan(&["plan", f, "--html", page]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+}
