@@ -246,7 +246,8 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// `dir/prefix*suffix` over `files` (one directory), and the other files of `known` it matches.
+/// `dir/prefix*suffix` over `files` (one directory), and the other files it matches: of `known`
+/// and, for a local directory, of its entries.
 fn pattern(files: &[String], known: &BTreeSet<String>) -> Option<(String, Vec<String>)> {
     let first = files.first()?;
     let dir_end = first.rfind('/').map_or(0, |i| i + 1);
@@ -285,10 +286,23 @@ fn pattern(files: &[String], known: &BTreeSet<String>) -> Option<(String, Vec<St
         })
     };
     let group: BTreeSet<&String> = files.iter().collect();
+    // The shell expands the pattern over the directory, not over this run's files: a local
+    // directory's other entries count too (a directory that cannot be listed: no pattern).
+    let on_disk = if dir.starts_with('/') {
+        let entries = std::fs::read_dir(dir).ok()?;
+        entries
+            .filter_map(|e| Some(format!("{dir}{}", e.ok()?.file_name().to_str()?)))
+            .collect()
+    } else {
+        BTreeSet::new()
+    };
     let others = known
         .iter()
+        .chain(&on_disk)
         .filter(|f| matches(f) && !group.contains(f))
         .cloned()
+        .collect::<BTreeSet<String>>()
+        .into_iter()
         .collect();
     Some((format!("{dir}{prefix}*{suffix}"), others))
 }
@@ -450,6 +464,20 @@ mod tests {
         assert_eq!(pattern(&g, &known), Some(("d/tas_*.nc".into(), others)));
         let other_dirs: Vec<String> = ["a/x.nc", "b/x.nc"].map(String::from).into();
         assert_eq!(pattern(&other_dirs, &set(&[])), None);
+    }
+
+    #[test]
+    fn a_pattern_counts_the_files_on_disk_not_only_the_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in ["tas_1.nc", "tas_2.nc", "tas_3.nc"] {
+            std::fs::write(dir.path().join(n), b"").unwrap();
+        }
+        let d = dir.path().display().to_string();
+        let g: Vec<String> = vec![format!("{d}/tas_1.nc"), format!("{d}/tas_2.nc")];
+        let known: BTreeSet<String> = g.iter().cloned().collect();
+        let (p, others) = pattern(&g, &known).unwrap();
+        assert_eq!(p, format!("{d}/tas_*.nc"));
+        assert_eq!(others, vec![format!("{d}/tas_3.nc")]);
     }
 
     #[test]
