@@ -153,6 +153,34 @@ fn text_output_into_a_closed_pipe_ends_quietly() {
         assert_eq!(code, 141, "{args:?}: {stderr}");
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
+    // Standard error closed: messages are dropped, the run ends with its own exit code.
+    let bad = root().join("testdata/collections/bad/not_netcdf.nc");
+    let out = tempfile::tempdir().unwrap();
+    let refs = out.path().join("refs.json");
+    for (args, want) in [
+        (vec!["plan", bad.to_str().unwrap()], 1),
+        (
+            vec![
+                "build",
+                yearly.as_str(),
+                "--progress",
+                "-o",
+                refs.to_str().unwrap(),
+            ],
+            0,
+        ),
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let status = Command::new(env!("CARGO_BIN_EXE_vzplan"))
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(writer))
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(want), "{args:?}");
+    }
+    assert!(refs.exists());
 }
 
 #[test]

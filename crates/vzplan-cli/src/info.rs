@@ -21,7 +21,7 @@ pub fn run(files: &[String], json: bool, io: IoOptions) -> u8 {
             }
             Err(e) => {
                 failed += 1;
-                eprintln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
+                pipe::errln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
             }
         }
     }

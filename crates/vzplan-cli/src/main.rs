@@ -174,7 +174,7 @@ fn main() -> ExitCode {
         Err(e) if !e.use_stderr() || !std::env::args().any(|a| a == "--json") => e.exit(),
         Err(e) => {
             let text = vzplan::redact_text(&e.render().to_string());
-            eprint!("{text}");
+            pipe::err!("{text}");
             let first = text.lines().next().unwrap_or_default();
             let msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
             print_json(&serde_json::json!({"error": msg, "exit_code": 2}));
@@ -204,13 +204,13 @@ fn main() -> ExitCode {
                     for f in failures {
                         // A local file as a path, as in the findings (not `file:///…`).
                         let msg = f.error.strip_prefix("file://").unwrap_or(&f.error);
-                        eprintln!("{}", vzplan::redact_text(msg));
+                        pipe::errln!("{}", vzplan::redact_text(msg));
                     }
                 }
-                Error::NothingBuilt { plan } => eprint!("{}", vzplan::report::text(plan)),
+                Error::NothingBuilt { plan } => pipe::err!("{}", vzplan::report::text(plan)),
                 _ => {}
             }
-            eprintln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
+            pipe::errln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
             if json {
                 print_json(&e.json());
             }
@@ -323,10 +323,10 @@ fn run(cli: Cli) -> Result<u8, Error> {
             let failed = vzplan::layouts::write(&scanned, &output.to_string_lossy(), &opts.io)?;
             for s in &scanned {
                 if let Err(e) = &s.result {
-                    eprintln!("{}", vzplan::redact_text(&e.to_string()));
+                    pipe::errln!("{}", vzplan::redact_text(&e.to_string()));
                 }
             }
-            eprintln!(
+            pipe::errln!(
                 "scanned {} file(s), {} failed → {}",
                 scanned.len(),
                 failed,

@@ -5,6 +5,7 @@
 //! vzplan: scanned 120/500 files, 1.2 MiB read in 360 request(s), 0 error(s) (1.0 s)
 //! ```
 
+use crate::pipe;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -59,7 +60,7 @@ impl Terminal {
             return;
         }
         *printed = now;
-        eprintln!(
+        pipe::errln!(
             "vzplan: scanned {}/{} files, {} read in {} request(s), {} error(s) ({:.1} s)",
             self.done.load(Ordering::Relaxed),
             self.files.load(Ordering::Relaxed),
@@ -80,7 +81,7 @@ impl Terminal {
             if let Ok(mut t) = self.times.lock() {
                 *t = Some((Instant::now(), Instant::now()));
             }
-            eprintln!("vzplan: scanning {files} file(s)");
+            pipe::errln!("vzplan: scanning {files} file(s)");
         }
         let pb = ProgressBar::with_draw_target(
             Some(files as u64),
@@ -138,7 +139,7 @@ impl ProgressSink for Terminal {
                 }
             }
             Progress::Patched { chunks, bytes } => {
-                eprintln!("patched {chunks} chunk(s): {bytes} bytes written inline");
+                pipe::errln!("patched {chunks} chunk(s): {bytes} bytes written inline");
             }
         }
     }
@@ -156,16 +157,18 @@ fn print_stats(scanned: &[Scanned]) {
         let size = s.result.as_ref().map_or(String::new(), |l| {
             format!(" of {} ({:.2}%)", l.size, pct(s.stats.bytes, l.size))
         });
-        eprintln!(
+        pipe::errln!(
             "{}: {} request(s){retried}, {} bytes read{size}",
-            s.input, s.stats.requests, s.stats.bytes
+            s.input,
+            s.stats.requests,
+            s.stats.bytes
         );
         total.requests += s.stats.requests;
         total.bytes += s.stats.bytes;
         total.retried += s.stats.retried;
     }
     let n = scanned.iter().filter(|s| !s.skipped()).count().max(1) as f64;
-    eprintln!(
+    pipe::errln!(
         "total: {} file(s), {} request(s) ({:.2} per file, {} retried), {} bytes read",
         scanned.len(),
         total.requests,

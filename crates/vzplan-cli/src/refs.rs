@@ -86,12 +86,12 @@ pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> 
         }
         let text = serde_json::to_string_pretty(&r)?;
         if stdout {
-            eprintln!("{text}");
+            pipe::errln!("{text}");
         } else {
             pipe::outln!("{text}");
         }
     } else if stdout {
-        eprint!("{}", vzplan::report::text(plan));
+        pipe::err!("{}", vzplan::report::text(plan));
     } else {
         pipe::out!("{}", vzplan::report::text(plan));
         pipe::outln!("wrote {}", output.display());
