@@ -31,6 +31,19 @@ fn truncated_copy(fixture: &str, dir: &Path, len: usize) -> String {
     out.display().to_string()
 }
 
+/// `1143` → `1,143`, as the messages write sizes.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The findings' texts of `vzplan plan --json` over `inputs`.
 fn finding_texts(inputs: &[&str]) -> (i32, Vec<String>) {
     let mut args = vec!["plan", "--json"];
@@ -57,6 +70,15 @@ fn bad_files_are_told_in_plain_words() {
         1000,
     );
     let classic = truncated_copy("testdata/collections/nc3_records/obs_1.nc", dir.path(), 100);
+    // Cut inside the data (after the header): the data's end is told.
+    let fixed_len = std::fs::metadata(root().join("testdata/netcdf3/classic_fixed.nc"))
+        .unwrap()
+        .len() as usize;
+    let data = truncated_copy(
+        "testdata/netcdf3/classic_fixed.nc",
+        dir.path(),
+        fixed_len - 11,
+    );
     let png = dir.path().join("image.nc");
     std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
     let html = dir.path().join("login.nc");
@@ -69,7 +91,15 @@ fn bad_files_are_told_in_plain_words() {
     std::fs::create_dir(&sub).unwrap();
     let (png, html, sub) = (png.display(), html.display(), sub.display());
     let (png, html, sub) = (png.to_string(), html.to_string(), sub.to_string());
-    let (code, texts) = finding_texts(&[good.to_str().unwrap(), &nc4, &classic, &png, &html, &sub]);
+    let (code, texts) = finding_texts(&[
+        good.to_str().unwrap(),
+        &nc4,
+        &classic,
+        &data,
+        &png,
+        &html,
+        &sub,
+    ]);
     assert_eq!(code, 3, "{texts:?}");
     let find = |s: &str| {
         texts
@@ -87,6 +117,15 @@ fn bad_files_are_told_in_plain_words() {
     let t = find(&classic);
     assert!(
         t.contains(": truncated: the header needs ") && t.contains("but the file has 100 "),
+        "{t}"
+    );
+    let t = find(&data);
+    assert!(
+        t.contains(": truncated: its data needs ")
+            && t.contains(&format!(
+                " bytes but the file has {} (",
+                thousands((fixed_len - 11) as u64)
+            )),
         "{t}"
     );
     let t = find(&png);

@@ -26,6 +26,18 @@ impl FormatReader for NetCdf3 {
                     offset, need, size, ..
                 } => Some((offset.saturating_add(*need), *size)),
                 E::Io(io) => words::past_end(io),
+                E::Geometry {
+                    source:
+                        vzplan_netcdf3::GeometryError::PastEnd {
+                            end: Some(end),
+                            size,
+                            ..
+                        },
+                    ..
+                } => {
+                    let past = Some((*end, *size));
+                    return FormatError::read_failed(r.url(), "its data", past, e);
+                }
                 _ => None,
             };
             FormatError::read_failed(r.url(), "the header", past, e)
