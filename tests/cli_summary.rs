@@ -176,3 +176,40 @@ fn the_html_page_draws_a_left_out_array_with_its_padded_chunks_marked() {
     assert_eq!(html.matches("data-finding=").count(), 1);
     assert_eq!(html.matches("data-loop").count(), 1);
 }
+
+#[test]
+fn the_text_report_shows_paths_relative_to_the_current_directory() {
+    let out = Command::new(env!("CARGO_BIN_EXE_vzplan"))
+        .current_dir(root().join("testdata/collections"))
+        .args([
+            "plan",
+            "padded/tas_part_1.nc",
+            "padded/tas_part_2.nc",
+            "padded/tas_part_3.nc",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\n      padded/tas_part_1.nc, padded/tas_part_2.nc\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("all at once: for f in padded/tas_part_1.nc padded/tas_part_2.nc; do nccopy"),
+        "{text}"
+    );
+    assert!(!text.contains(root().to_str().unwrap()), "{text}");
+    // --json keeps absolute paths.
+    let out = Command::new(env!("CARGO_BIN_EXE_vzplan"))
+        .current_dir(root().join("testdata/collections"))
+        .args([
+            "plan",
+            "--json",
+            "padded/tas_part_1.nc",
+            "padded/tas_part_2.nc",
+        ])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["sources"][0].as_str().unwrap().starts_with('/'));
+}

@@ -79,7 +79,7 @@ pub fn build(
         }
         pipe::outln!("{}", serde_json::to_string_pretty(&r)?);
     } else {
-        pipe::out!("{}", vzplan::report::text(plan));
+        pipe::out!("{}", pipe::report_text(plan));
         pipe::outln!(
             "committed {} on {} of {} ({} virtual refs, {} native chunks; containers: {})",
             c.snapshot,

@@ -207,7 +207,7 @@ fn main() -> ExitCode {
                         pipe::errln!("{}", vzplan::redact_text(msg));
                     }
                 }
-                Error::NothingBuilt { plan } => pipe::err!("{}", vzplan::report::text(plan)),
+                Error::NothingBuilt { plan } => pipe::err!("{}", pipe::report_text(plan)),
                 _ => {}
             }
             pipe::errln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
@@ -289,7 +289,7 @@ fn run(cli: Cli) -> Result<u8, Error> {
                     serde_json::to_string_pretty(&vzplan::report::json(&plan))?
                 );
             } else {
-                pipe::out!("{}", vzplan::report::text(&plan));
+                pipe::out!("{}", pipe::report_text(&plan));
             }
             Ok(exit_for(&plan))
         }

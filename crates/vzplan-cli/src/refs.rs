@@ -91,9 +91,9 @@ pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> 
             pipe::outln!("{text}");
         }
     } else if stdout {
-        pipe::err!("{}", vzplan::report::text(plan));
+        pipe::err!("{}", pipe::report_text(plan));
     } else {
-        pipe::out!("{}", vzplan::report::text(plan));
+        pipe::out!("{}", pipe::report_text(plan));
         pipe::outln!("wrote {}", output.display());
     }
     Ok(exit_for(plan))
