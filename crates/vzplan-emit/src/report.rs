@@ -145,7 +145,7 @@ fn findings_text(plan: &Plan, groups: &[Group]) -> String {
         };
         s.push_str(&format!("      {}{more}\n", shown.join(", ")));
         if let Some(fix) = g.fix_for_each() {
-            s.push_str(&format!("      fix (each file as $f): {fix}\n"));
+            s.push_str(&format!("      {}: {fix}\n", g.fix_label()));
         }
         if let Some(l) = g.shell_loop(&known) {
             s.push_str(&format!("      all at once: {l}\n"));

@@ -138,6 +138,14 @@ impl Group<'_> {
         Some(self.shell_names(t))
     }
 
+    /// How the fix is introduced: `fix (each file as $f)` when it names the file, else `fix`.
+    pub fn fix_label(&self) -> &'static str {
+        match &self.fix_template {
+            Some(t) if t.contains(PATH) || t.contains(STEM) => "fix (each file as $f)",
+            _ => "fix",
+        }
+    }
+
     fn shell_names(&self, t: &str) -> String {
         let stem = format!("${{f%{}}}", self.ext);
         t.replace(&format!("{STEM}{}", self.ext), "$f")

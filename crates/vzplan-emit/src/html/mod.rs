@@ -310,7 +310,7 @@ fn findings(s: &mut String, plan: &Plan, groups: &[summary::Group], array: Optio
             esc(&g.files.join(", "))
         );
         if let Some(fix) = g.fix_for_each() {
-            let _ = write!(s, "<div>fix (each file as $f): {}</div>", esc(&fix));
+            let _ = write!(s, "<div>{}: {}</div>", g.fix_label(), esc(&fix));
         }
         if let Some(l) = g.shell_loop(&known) {
             let _ = write!(
