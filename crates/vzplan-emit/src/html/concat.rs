@@ -146,10 +146,18 @@ fn chunk_along(location: &str, dim: &str) -> Option<u64> {
 fn chunk_rect(s: &mut String, i: u64, x0: f64, x1: f64, mark: Option<&str>, title: &str) {
     let fill = colour(mark.unwrap_or("fits"));
     let attr = mark.map_or(String::new(), |m| format!(" data-chunk-mark=\"{m}\""));
+    // A marked chunk stays visible however narrow; a stroke only where it does not hide the fill.
+    let w = (x1 - x0).max(if mark.is_some() { 2.0 } else { 0.5 });
+    // Widened to the left, so that the next file's band does not cover it.
+    let x0 = x1 - w;
+    let stroke = if w >= MIN_PX {
+        " stroke=\"#555\" stroke-width=\"0.6\""
+    } else {
+        ""
+    };
     let _ = write!(
         s,
-        "<rect data-chunk=\"{i}\"{attr} x=\"{x0:.2}\" y=\"20\" width=\"{:.2}\" height=\"40\" fill=\"{fill}\" stroke=\"#555\" stroke-width=\"0.6\">",
-        (x1 - x0).max(0.5),
+        "<rect data-chunk=\"{i}\"{attr} x=\"{x0:.2}\" y=\"20\" width=\"{w:.2}\" height=\"40\" fill=\"{fill}\"{stroke}>",
     );
     if !title.is_empty() {
         let _ = write!(s, "<title>{}</title>", esc(title));
@@ -159,7 +167,7 @@ fn chunk_rect(s: &mut String, i: u64, x0: f64, x1: f64, mark: Option<&str>, titl
 
 /// The band's outline (when its chunks were drawn one by one), label and closing tag.
 fn band_end(s: &mut String, x0: f64, x1: f64, url: &str, outline: bool) {
-    if outline {
+    if outline && x1 - x0 >= MIN_PX {
         let _ = write!(
             s,
             "<rect x=\"{x0:.2}\" y=\"20\" width=\"{:.2}\" height=\"40\" fill=\"none\" stroke=\"#222\" stroke-width=\"1.2\"/>",
@@ -178,6 +186,10 @@ fn band_end(s: &mut String, x0: f64, x1: f64, url: &str, outline: bool) {
 }
 
 const WIDTH: f64 = 760.0;
+
+/// Narrowest chunk (in pixels) drawn on its own with an outline; narrower ones are drawn as
+/// their file's band (marked chunks still are, without outline).
+const MIN_PX: f64 = 3.0;
 
 fn svg_open(s: &mut String, array: &str, dim: &str, status: &str) {
     let _ = write!(
@@ -215,7 +227,7 @@ pub(super) fn bands_svg(s: &mut String, plan: &Plan, a: &ArrayPlan, k: usize) {
     let pos = |i: u64| 10.0 + e.start_of(i).unwrap_or(a.shape[k]).min(a.shape[k]) as f64 * scale;
     // Chunks are drawn one by one only when there are few enough to see (and to keep the page
     // small); marked chunks always are.
-    let each = e.count() <= MAX_MARKS;
+    let each = e.count() <= MAX_MARKS && WIDTH / e.count().max(1) as f64 >= MIN_PX;
     for (f, i0, i1) in runs.iter().take(MAX_MARKS as usize) {
         let url = plan.sources.get(*f).map(|s| s.url.as_str()).unwrap_or("");
         let (st, marks) = file_marks(plan, &a.path, url, dim);
@@ -272,7 +284,7 @@ pub(super) fn left_out_svg(
     let chunks = files
         .iter()
         .fold(0u64, |t, f| t.saturating_add(f.1.div_ceil(f.2)));
-    let each = chunks <= MAX_MARKS;
+    let each = chunks <= MAX_MARKS && WIDTH / chunks.max(1) as f64 >= MIN_PX;
     svg_open(s, array, dim, "left_out");
     let mut p = 0u64;
     // At most MAX_MARKS bands (the page stays small for any number of files).
