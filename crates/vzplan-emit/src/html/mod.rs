@@ -217,8 +217,20 @@ fn concat_arrays(
         {
             concat::bands_svg(s, plan, a, k);
         }
-        for (i, _) in a.dims.iter().enumerate() {
-            concat::axis_svg(s, a, i);
+        // Axes of one chunk are a line of text, not a bar across the page.
+        let mut whole = Vec::new();
+        for (i, d) in a.dims.iter().enumerate() {
+            match a.edges.get(i) {
+                Some(e) if e.count() == 1 => whole.push(format!("{d} ({})", a.shape[i])),
+                _ => concat::axis_svg(s, a, i),
+            }
+        }
+        if !whole.is_empty() {
+            let _ = write!(
+                s,
+                "<div data-kind=\"one-chunk-axes\" style=\"font-size:.8em\">one chunk along {}</div>",
+                esc(&whole.join(", "))
+            );
         }
         s.push_str("</div>");
         findings(s, plan, groups, Some(&a.path));
