@@ -155,6 +155,9 @@ def check_concat(el, dom, want):
     bars = [a["data-array"] for t, a in el if t == "svg" and a.get("data-kind") == "axis" and a.get("data-array") in coords]
     if bars:
         errs.append(f"coordinates drawn as bars: {bars}")
+    one = [a["data-dim"] for t, a in el if t == "svg" and a.get("data-kind") == "axis" and a.get("data-chunks") == "1"]
+    if one:
+        errs.append(f"axes of one chunk drawn as bars: {one}")
     # Each finding list follows its own array's drawing (in the same row).
     last_drawn = None
     for t, a in el:
