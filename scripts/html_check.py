@@ -1,7 +1,8 @@
 """The HTML report in a real headless browser: `vzplan plan --html` for mosaic and concat cases,
 rendered by Debian's chromium (installed by scripts/setup-chromium.sh), and the rendered DOM
-checked: the drawing's elements (tiles by status, cuts, staggered cuts, gaps, overlaps, bands per
-file), the findings beside it and the chunk grid. A screenshot of each page is written to
+checked: the drawing's elements (tiles by status, cuts, staggered cuts, gaps, overlaps; for a
+concatenation bands per file, the chunks marked alone, left-out arrays drawn, the legend about the
+concat axis, coordinates as table rows), the findings beside their drawing and the chunk grid. A screenshot of each page is written to
 --shots DIR for a person to look at; its PNG must not be blank.
 
     .venv/bin/python scripts/html_check.py --vzplan target/debug/vzplan [--shots /tmp/vzplan-html]
@@ -43,10 +44,23 @@ CASES = [
      {"kind": "mosaic", "tiles": {"fits": 3}, "gaps": 1, "findings": {"gap": 1}}),
     ("misaligned", [M / "misaligned/*.tif"], ["--mosaic"],
      {"kind": "mosaic", "tiles": {"fits": 2, "unplaced": 2}}),
+    # Concatenations: bands along the axis, one per file; the chunks that matter marked alone.
     ("concat_padded_raw", [C / "padded_raw/*.nc"], [],
-     {"kind": "concat", "bands": {"rescued": 2, "fits": 1}, "grid": "rectilinear"}),
+     {"kind": "concat", "bands": {"rescued": 2, "fits": 1}, "marks": {"rescued": 2}, "grid": "rectilinear",
+      "coords": 3, "findings": {"rescued_prefix": 2}}),
     ("concat_yearly", [C / "yearly/*.nc"], [],
-     {"kind": "concat", "bands": {"fits": 12}}),
+     {"kind": "concat", "bands": {"fits": 12}, "marks": {}, "coords": 3}),
+    # A left-out array is drawn from the layouts: its files along the axis, the padded chunk of
+    # each of the two first files marked; one finding entry for both, with one loop.
+    ("concat_padded", [C / "padded/*.nc"], [],
+     {"kind": "concat", "bands": {"padded_interior": 2, "fits": 1}, "marks": {"padded_interior": 2},
+      "left_out": ["tas"], "coords": 3, "findings": {"padded_interior_chunk": 2}, "loops": 1}),
+    ("concat_patch", [C / "padded/*.nc"], ["--patch"],
+     {"kind": "concat", "bands": {"patched": 2, "fits": 1}, "marks": {"patched": 2}, "coords": 3,
+      "findings": {"patched": 2}}),
+    ("concat_mismatch", [C / "mismatch/*.nc"], [],
+     {"kind": "concat", "bands": {"problem": 1, "fits": 1}, "marks": {"problem": 1}, "left_out": ["tas"],
+      "findings": {"mismatch": 1}}),
 ]
 
 
@@ -114,6 +128,50 @@ def png_not_blank(path):
     return coloured > 0.02 * w * h
 
 
+def check_concat(el, dom, want):
+    """A concat page: bands per file, marked chunks, left-out arrays drawn, the legend about the
+    axis, inline coordinates as table rows (no bars), each finding list beside its drawing."""
+    errs = []
+    bands = Counter(a["data-status"] for t, a in el if "data-band" in a)
+    if sum(bands.values()) != sum(want.get("bands", {}).values()):
+        errs.append(f"bands {dict(bands)}, expected {want.get('bands')}")
+    for st, n in want.get("bands", {}).items():
+        if bands.get(st, 0) != n:
+            errs.append(f"bands {dict(bands)}, expected {st}: {n}")
+    if "marks" in want:
+        marks = Counter(a["data-chunk-mark"] for t, a in el if "data-chunk-mark" in a)
+        if dict(marks) != want["marks"]:
+            errs.append(f"marked chunks {dict(marks)}, expected {want['marks']}")
+    drawn_left_out = [a["data-array"] for t, a in el if t == "svg" and a.get("data-array-status") == "left_out"]
+    if drawn_left_out != want.get("left_out", []):
+        errs.append(f"left-out arrays drawn {drawn_left_out}, expected {want.get('left_out', [])}")
+    if "mosaic" in " ".join(a.get("data-legend", "") for t, a in el) or "inside the mosaic" in dom:
+        errs.append("the legend speaks of a mosaic")
+    if "axis (not at its end)" not in dom:
+        errs.append("the legend does not speak of the concat axis")
+    coords = [a["data-coord"] for t, a in el if "data-coord" in a]
+    if "coords" in want and len(coords) != want["coords"]:
+        errs.append(f"{len(coords)} coordinate rows, expected {want['coords']}")
+    bars = [a["data-array"] for t, a in el if t == "svg" and a.get("data-kind") == "axis" and a.get("data-array") in coords]
+    if bars:
+        errs.append(f"coordinates drawn as bars: {bars}")
+    one = [a["data-dim"] for t, a in el if t == "svg" and a.get("data-kind") == "axis" and a.get("data-chunks") == "1"]
+    if one:
+        errs.append(f"axes of one chunk drawn as bars: {one}")
+    # Each finding list follows its own array's drawing (in the same row).
+    last_drawn = None
+    for t, a in el:
+        if t == "svg" and a.get("data-kind") == "bands":
+            last_drawn = a.get("data-array")
+        if t == "ul" and a.get("data-array"):
+            if a["data-array"] != last_drawn:
+                errs.append(f"findings of {a['data-array']} follow the drawing of {last_drawn}")
+    loops = sum(1 for t, a in el if "data-loop" in a)
+    if "loops" in want and loops != want["loops"]:
+        errs.append(f"{loops} shell loops, expected {want['loops']}")
+    return errs
+
+
 def check(exe, vzplan, name, inputs, args, want, workdir, shots):
     files = []
     for pat in inputs:
@@ -166,11 +224,11 @@ def check(exe, vzplan, name, inputs, args, want, workdir, shots):
             if n != want["dropped"]:
                 errs.append(f"{n} dropped blocks drawn, expected {want['dropped']}")
     else:
-        bands = Counter(a["data-status"] for t, a in el if "data-band" in a)
-        for st, n in want.get("bands", {}).items():
-            if bands.get(st, 0) != n:
-                errs.append(f"bands {dict(bands)}, expected {st}: {n}")
-    fnd = Counter(a["data-finding"] for t, a in el if "data-finding" in a)
+        errs += check_concat(el, r.stdout, want)
+    fnd = Counter()
+    for t, a in el:
+        if "data-finding" in a:
+            fnd[a["data-finding"]] += int(a.get("data-files", 1))
     for k, n in want.get("findings", {}).items():
         if fnd.get(k, 0) != n:
             errs.append(f"findings {dict(fnd)}, expected {k}: {n}")

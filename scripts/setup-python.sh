@@ -26,6 +26,9 @@ fi
 echo "setup-python: creating $venv with $py" >&2
 rm -rf "$venv"
 "$py" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+# VZPLAN_SETUP_VERBOSE=1 (scripts/demo.sh): pip's line per package instead of minutes of silence.
+pipq=(--quiet)
+[ -n "${VZPLAN_SETUP_VERBOSE:-}" ] && pipq=(--progress-bar off)
+"$venv/bin/python" -m pip install "${pipq[@]}" --disable-pip-version-check --upgrade pip
+"$venv/bin/python" -m pip install "${pipq[@]}" --disable-pip-version-check -r "$req"
 echo "$want" > "$stamp"

@@ -18,6 +18,8 @@ cargo test --workspace --quiet 2>&1 | tee target/cargo-test.log
 echo "== read-back conformance"
 cargo build --quiet -p vzplan-cli
 .venv/bin/python scripts/readback.py --vzplan target/debug/vzplan
+echo "== batch report: 40 padded files, one group, one loop; nccopy runs the loop, then all fit"
+.venv/bin/python scripts/batch_report_check.py --vzplan target/debug/vzplan
 echo "== real-writer HDF5 / netCDF-4 features: plugin filters, enum/complex/vlen types, huge attributes"
 .venv/bin/python scripts/readback.py --vzplan target/debug/vzplan --cases testdata/real/cases.json
 echo "== xarray read-back: xr.open_zarr over the refs (consolidated and not) vs xr.open_mfdataset / tifffile"

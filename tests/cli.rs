@@ -94,9 +94,14 @@ fn padded_chunks_are_reported_with_a_fix_and_exit_3() {
     args.extend(fs.iter().map(|s| s.as_str()));
     let (code, stdout, _) = vzplan(&args);
     assert_eq!(code, 3);
+    // The two files say the same: one group, with one loop (tests/cli_summary.rs).
+    assert!(
+        stdout.contains("  [error] 2 files: tas: last chunk along time holds 10 of 30 rows"),
+        "{stdout}"
+    );
     let line = stdout
         .lines()
-        .find(|l| l.contains("tas_part_1.nc: tas: last chunk along time holds 10 of 30 rows"))
+        .find(|l| l.contains("all at once: ") && l.contains("tas_part_1.nc"))
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(line.contains("nccopy -c time/100,lat/3,lon/4"), "{line}");
     assert!(!stdout.contains("contributes nothing"), "{stdout}");

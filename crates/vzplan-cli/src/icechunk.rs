@@ -3,7 +3,7 @@
 //! one more commit (a concurrent commit on the branch is a conflict, not a lost update).
 
 use crate::refs::RefsArgs;
-use crate::{exit_for, plan_options, progress, source, Common};
+use crate::{exit_for, pipe, plan_options, progress, source, Common};
 use clap::Args;
 use vzplan::{BuildOptions, Error};
 
@@ -52,7 +52,7 @@ pub fn build(
         force: false,
         keep_layouts: kept.clone(),
     };
-    let term = progress::Terminal::new(common.scan.stats);
+    let term = progress::Terminal::new(common.scan.stats, common.scan.progress);
     let report = match (&kept, append) {
         (Some(k), true) => vzplan::append(k, &source(common)?, opts, &term)?,
         _ => vzplan::build(&source(common)?, &opts, &term)?,
@@ -77,10 +77,10 @@ pub fn build(
                 }),
             );
         }
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        pipe::outln!("{}", serde_json::to_string_pretty(&r)?);
     } else {
-        print!("{}", vzplan::report::text(plan));
-        println!(
+        pipe::out!("{}", pipe::report_text(plan));
+        pipe::outln!(
             "committed {} on {} of {} ({} virtual refs, {} native chunks; containers: {})",
             c.snapshot,
             c.branch,

@@ -1,5 +1,6 @@
 //! `vzplan info FILE... [--json]`: printing only; the description is built by `vzplan::info`.
 
+use crate::pipe;
 use vzplan::{IoOptions, ScanOptions};
 
 /// Shows each file; returns the exit code: 0 all shown, 3 some shown, 1 none.
@@ -14,18 +15,18 @@ pub fn run(files: &[String], json: bool, io: IoOptions) -> u8 {
         match vzplan::info(f, &opts) {
             Ok(i) => {
                 if !json {
-                    print!("{}", vzplan::info::text(&i));
+                    pipe::out!("{}", vzplan::info::text(&i));
                 }
                 shown.push(i);
             }
             Err(e) => {
                 failed += 1;
-                eprintln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
+                pipe::errln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
             }
         }
     }
     if json {
-        println!(
+        pipe::outln!(
             "{}",
             serde_json::to_string_pretty(&shown).unwrap_or_default()
         );

@@ -13,6 +13,7 @@
 mod icechunk;
 mod info;
 mod io_args;
+mod pipe;
 mod progress;
 mod refs;
 
@@ -125,6 +126,10 @@ struct ScanArgs {
     /// Print requests and bytes read per file.
     #[arg(long)]
     stats: bool,
+    /// Print plain progress lines on standard error (one a second, and one at the end) instead
+    /// of the progress bar, which is drawn only on a terminal: for logs, CI and pipes.
+    #[arg(long)]
+    progress: bool,
 }
 
 #[derive(Args)]
@@ -169,7 +174,7 @@ fn main() -> ExitCode {
         Err(e) if !e.use_stderr() || !std::env::args().any(|a| a == "--json") => e.exit(),
         Err(e) => {
             let text = vzplan::redact_text(&e.render().to_string());
-            eprint!("{text}");
+            pipe::err!("{text}");
             let first = text.lines().next().unwrap_or_default();
             let msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
             print_json(&serde_json::json!({"error": msg, "exit_code": 2}));
@@ -197,13 +202,15 @@ fn main() -> ExitCode {
             match &e {
                 Error::NothingRead { failures } => {
                     for f in failures {
-                        eprintln!("{}", vzplan::redact_text(&f.error));
+                        // A local file as a path, as in the findings (not `file:///…`).
+                        let msg = f.error.strip_prefix("file://").unwrap_or(&f.error);
+                        pipe::errln!("{}", vzplan::redact_text(msg));
                     }
                 }
-                Error::NothingBuilt { plan } => eprint!("{}", vzplan::report::text(plan)),
+                Error::NothingBuilt { plan } => pipe::err!("{}", pipe::report_text(plan)),
                 _ => {}
             }
-            eprintln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
+            pipe::errln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
             if json {
                 print_json(&e.json());
             }
@@ -213,7 +220,7 @@ fn main() -> ExitCode {
 }
 
 fn print_json(doc: &serde_json::Value) {
-    println!("{}", serde_json::to_string_pretty(doc).unwrap_or_default());
+    pipe::outln!("{}", serde_json::to_string_pretty(doc).unwrap_or_default());
 }
 
 fn scan_options(a: &ScanArgs) -> ScanOptions {
@@ -274,15 +281,15 @@ fn exit_for(plan: &Plan) -> u8 {
 fn run(cli: Cli) -> Result<u8, Error> {
     match cli.cmd {
         Cmd::Plan { common, json } => {
-            let term = progress::Terminal::new(common.scan.stats);
+            let term = progress::Terminal::new(common.scan.stats, common.scan.progress);
             let plan = vzplan::plan(&source(&common)?, &plan_options(&common), &term)?;
             if json {
-                println!(
+                pipe::outln!(
                     "{}",
                     serde_json::to_string_pretty(&vzplan::report::json(&plan))?
                 );
             } else {
-                print!("{}", vzplan::report::text(&plan));
+                pipe::out!("{}", pipe::report_text(&plan));
             }
             Ok(exit_for(&plan))
         }
@@ -311,15 +318,15 @@ fn run(cli: Cli) -> Result<u8, Error> {
         } => {
             let shard = Shard::from_args(shard.as_deref(), shard_from_env.as_deref(), shard_count)?;
             let opts = scan_options(&args);
-            let term = progress::Terminal::new(args.stats);
+            let term = progress::Terminal::new(args.stats, args.progress);
             let scanned = vzplan::scan(&inputs(&args, shard), &opts, &term)?;
             let failed = vzplan::layouts::write(&scanned, &output.to_string_lossy(), &opts.io)?;
             for s in &scanned {
                 if let Err(e) = &s.result {
-                    eprintln!("{}", vzplan::redact_text(&e.to_string()));
+                    pipe::errln!("{}", vzplan::redact_text(&e.to_string()));
                 }
             }
-            eprintln!(
+            pipe::errln!(
                 "scanned {} file(s), {} failed → {}",
                 scanned.len(),
                 failed,
@@ -331,15 +338,15 @@ fn run(cli: Cli) -> Result<u8, Error> {
         Cmd::Verify { refs, json, io } => {
             let r = vzplan::verify(&refs, &io.options())?;
             if json {
-                println!(
+                pipe::outln!(
                     "{}",
                     serde_json::json!({"sources": r.sources, "changed": r.changed, "ok": r.ok()})
                 );
             } else {
                 for d in &r.changed {
-                    println!("{d}");
+                    pipe::outln!("{d}");
                 }
-                println!("{} source(s), {} changed", r.sources, r.changed.len());
+                pipe::outln!("{} source(s), {} changed", r.sources, r.changed.len());
             }
             Ok(if r.ok() { 0 } else { 1 })
         }

@@ -1,7 +1,7 @@
 //! `vzplan build … -o OUT.json` and `vzplan append -o OUT.json NEW…`: kerchunk refs.json (+ the
 //! consolidated zarr.json, + kept layouts) through the library's `build` and `append`.
 
-use crate::{exit_for, plan_options, progress, source, Common};
+use crate::{exit_for, pipe, plan_options, progress, source, Common};
 use clap::Args;
 use std::path::PathBuf;
 use vzplan::{BuildOptions, Error, RefsOutput};
@@ -67,7 +67,7 @@ pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> 
         force: args.force,
         keep_layouts: kept.clone(),
     };
-    let term = progress::Terminal::new(common.scan.stats);
+    let term = progress::Terminal::new(common.scan.stats, common.scan.progress);
     let report = match (&kept, append) {
         (Some(k), true) => vzplan::append(k, &source(common)?, opts, &term)?,
         _ => vzplan::build(&source(common)?, &opts, &term)?,
@@ -86,15 +86,15 @@ pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> 
         }
         let text = serde_json::to_string_pretty(&r)?;
         if stdout {
-            eprintln!("{text}");
+            pipe::errln!("{text}");
         } else {
-            println!("{text}");
+            pipe::outln!("{text}");
         }
     } else if stdout {
-        eprint!("{}", vzplan::report::text(plan));
+        pipe::err!("{}", pipe::report_text(plan));
     } else {
-        print!("{}", vzplan::report::text(plan));
-        println!("wrote {}", output.display());
+        pipe::out!("{}", pipe::report_text(plan));
+        pipe::outln!("wrote {}", output.display());
     }
     Ok(exit_for(plan))
 }

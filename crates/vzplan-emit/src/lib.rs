@@ -18,6 +18,7 @@
 pub mod cf;
 pub mod html;
 pub mod report;
+pub mod summary;
 pub mod zarr;
 
 use base64::Engine;
@@ -179,15 +180,28 @@ pub fn write_atomic(
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let tmp = tempfile::NamedTempFile::new_in(&dir).map_err(err)?;
+    let tmp = tempfile::NamedTempFile::new_in(&dir)
+        .map_err(without_temp_path)
+        .map_err(err)?;
     {
         let mut bw = io::BufWriter::with_capacity(1 << 20, tmp.as_file());
         f(&mut bw).map_err(err)?;
         bw.flush().map_err(err)?;
     }
     tmp.as_file().sync_all().map_err(err)?;
-    tmp.persist(path).map_err(|e| err(e.error))?;
+    tmp.persist(path)
+        .map_err(|e| err(without_temp_path(e.error)))?;
     Ok(())
+}
+
+/// tempfile's errors end in `at path "/dir/.tmpiVu0In"`, a name the user never chose: the
+/// message names the target instead (see [`EmitError::Write`]).
+fn without_temp_path(e: io::Error) -> io::Error {
+    let msg = e.to_string();
+    match msg.find(" at path \"") {
+        Some(i) => io::Error::new(e.kind(), msg[..i].to_string()),
+        None => e,
+    }
 }
 
 /// Where the consolidated `zarr.json` goes beside `refs.json`: `refs.json` → `refs.zarr.json`.

@@ -1,5 +1,6 @@
 //! Reports of a plan: text for people, JSON for scripts (`--json`).
 
+use crate::summary::{self, Group};
 use crate::zarr::chunk_grid;
 use serde_json::{json, Value};
 use vzplan_core::edges_to_json;
@@ -14,8 +15,9 @@ pub fn grid_summary(a: &vzplan_plan::ArrayPlan) -> String {
         .join(" × ")
 }
 
-/// The text report: per array its shape and grid, then every finding as
-/// `file: what is wrong (where) — how to fix`.
+/// The text report: a summary of the files (see [`crate::summary`]), per array its shape and
+/// grid, then the findings as `file: what is wrong (where) — how to fix`, grouped when many
+/// files have the same problem and fix.
 pub fn text(plan: &Plan) -> String {
     let mut s = String::new();
     let along = match (&plan.concat_dim, &plan.stack_dim) {
@@ -29,6 +31,8 @@ pub fn text(plan: &Plan) -> String {
         plan.arrays.len(),
         plan.left_out.len()
     ));
+    let groups = summary::groups(plan);
+    s.push_str(&summary_text(plan, &groups));
     let width = plan.arrays.iter().map(|a| a.path.len()).max().unwrap_or(0);
     for a in &plan.arrays {
         let kind = if a.values.is_some() {
@@ -48,16 +52,103 @@ pub fn text(plan: &Plan) -> String {
     for l in &plan.left_out {
         s.push_str(&format!("  {l:width$}  LEFT OUT (see findings)\n"));
     }
-    let shown: Vec<_> = plan.findings.iter().collect();
-    if !shown.is_empty() {
-        s.push_str("findings:\n");
-        for f in shown {
-            let tag = match f.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Info => "info",
-            };
-            s.push_str(&format!("  [{tag}] {f}\n"));
+    s.push_str(&findings_text(plan, &groups));
+    s
+}
+
+/// The summary lines: how many files fit, how many need which rewrite (and the bytes of files
+/// that is), how many cannot be read.
+fn summary_text(plan: &Plan, groups: &[Group]) -> String {
+    let c = summary::counts(plan, groups);
+    let mut s = format!("summary: {} of {} file(s) fit as they are", c.fit, c.files);
+    if c.rewrite > 0 {
+        s.push_str(&format!(
+            "; {} need a rewrite ({} of files)",
+            c.rewrite,
+            summary::human_bytes(c.rewrite_bytes)
+        ));
+    }
+    if c.unreadable > 0 {
+        s.push_str(&format!("; {} cannot be read", c.unreadable));
+    }
+    if c.other > 0 {
+        s.push_str(&format!("; {} have other findings", c.other));
+    }
+    s.push('\n');
+    for g in groups {
+        let Some(cmd) = g.command() else { continue };
+        if g.first.severity == Severity::Info {
+            continue;
+        }
+        let on = g.first.array.as_deref().map(|a| format!(" in {a}"));
+        let cmd = match g.files.as_slice() {
+            [one] => g.command_on(one).unwrap_or(cmd),
+            _ => cmd,
+        };
+        s.push_str(&format!(
+            "  {} file(s) ({}), {}{}: {cmd}\n",
+            g.files.len(),
+            summary::human_bytes(summary::bytes_of(plan, &g.files)),
+            kind_words(g.first.kind),
+            on.unwrap_or_default(),
+        ));
+    }
+    s
+}
+
+/// `padded_interior_chunk` → `padded interior chunk`.
+fn kind_words(k: vzplan_plan::FindingKind) -> String {
+    serde_json::to_value(k)
+        .ok()
+        .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
+        .unwrap_or_default()
+}
+
+/// Files of a group shown in a text report before "and N more".
+const FILES_SHOWN: usize = 3;
+
+/// The findings, grouped: one line for a finding about one file (or none), and for many files
+/// with the same problem and fix, one entry with the file list and one shell loop.
+fn findings_text(plan: &Plan, groups: &[Group]) -> String {
+    let mut s = String::new();
+    if groups.is_empty() {
+        return s;
+    }
+    s.push_str("findings:\n");
+    let known = summary::known_files(plan);
+    for g in groups {
+        let tag = match g.first.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        };
+        if g.files.len() < 2 {
+            s.push_str(&format!("  [{tag}] {}\n", g.first));
+            continue;
+        }
+        s.push_str(&format!(
+            "  [{tag}] {} files: {}\n",
+            g.files.len(),
+            g.what()
+        ));
+        let shown = g
+            .files
+            .iter()
+            .take(FILES_SHOWN)
+            .cloned()
+            .collect::<Vec<_>>();
+        let more = g.files.len().saturating_sub(FILES_SHOWN);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        s.push_str(&format!("      {}{more}\n", shown.join(", ")));
+        if let Some(fix) = g.fix_for_each() {
+            s.push_str(&format!("      {}: {fix}\n", g.fix_label()));
+        }
+        if let Some(l) = g.shell_loop(&known) {
+            s.push_str(&format!("      all at once: {l}\n"));
         }
     }
     s
@@ -100,5 +191,6 @@ pub fn json(plan: &Plan) -> Value {
         "left_out": plan.left_out,
         "findings": findings,
         "complete": !plan.incomplete(),
+        "summary": summary::json(plan),
     })
 }

@@ -267,3 +267,29 @@ fn chunk_keys_are_quoted_as_whole_keys() {
     // A 0-d array's one chunk is `path/c`.
     assert_eq!(chunk_key(path, &[]), format!("{path}/c"));
 }
+
+#[test]
+fn atomic_write_errors_name_the_target_never_the_temp_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // A directory where the file should go: the rename onto it fails.
+    let out = dir.path().join("refs.json");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("keep"), b"x").unwrap();
+    let e = write_atomic(&out, |w| w.write_all(b"new")).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with(&format!("{}: cannot write: ", out.display())),
+        "{msg}"
+    );
+    // The test's own directory is a `.tmpXXXXXX`; the temp file beside the target is not shown.
+    let temps = |s: &str| s.matches(".tmp").count();
+    assert_eq!(temps(&msg), temps(&out.display().to_string()), "{msg}");
+    // A directory that does not exist.
+    let missing = dir.path().join("no/refs.json");
+    let e = write_atomic(&missing, |w| w.write_all(b"x")).unwrap_err();
+    assert_eq!(
+        temps(&e.to_string()),
+        temps(&missing.display().to_string()),
+        "{e}"
+    );
+}

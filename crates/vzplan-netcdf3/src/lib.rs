@@ -221,6 +221,8 @@ pub enum GeometryError {
         name: String,
         size: u64,
         numrecs: u64,
+        /// Where the variable's data ends (None: beyond 64 bits).
+        end: Option<u64>,
     },
 }
 
@@ -311,6 +313,7 @@ impl Geometry {
                         name: v.name.clone(),
                         size,
                         numrecs,
+                        end,
                     })
                 }
             }

@@ -198,9 +198,10 @@ pub fn plan(
     progress: &dyn ProgressSink,
 ) -> Result<Plan, Error> {
     let g = gather_with_inputs(source, progress)?;
-    let html = opts.html.clone().map(|path| HtmlReport { path });
-    if let Some(h) = &html {
+    let mut html = opts.html.clone().map(HtmlReport::new);
+    if let Some(h) = &mut html {
         write::guard(&h.targets(), false, &g.read)?;
+        h.axes = vzplan_emit::html::FileAxes::from_layouts(&g.layouts);
     }
     let plan = plan_layouts(g.layouts, g.failures, opts)?;
     if let Some(h) = &html {
@@ -219,7 +220,7 @@ pub fn build(
     opts: &BuildOptions,
     progress: &dyn ProgressSink,
 ) -> Result<BuildReport, Error> {
-    let html = opts.plan.html.clone().map(|path| HtmlReport { path });
+    let mut html = opts.plan.html.clone().map(HtmlReport::new);
     let mut targets: Vec<(&'static str, PathBuf)> =
         opts.outputs.iter().flat_map(|o| o.targets()).collect();
     targets.extend(html.iter().flat_map(|h| h.targets()));
@@ -241,6 +242,9 @@ pub fn build(
         Some(p) => Some(crate::append::stage(p, &g.layouts, &g.failures)?),
         None => None,
     };
+    if let Some(h) = &mut html {
+        h.axes = vzplan_emit::html::FileAxes::from_layouts(&g.layouts);
+    }
     let mut plan = plan_layouts(g.layouts, g.failures, &opts.plan)?;
     // The page shows the plan before patching; it is renamed into place with the other outputs.
     let mut staged = match &html {

@@ -178,7 +178,7 @@ fn files_no_format_reads_are_named() {
             assert!(msgs[0].ends_with("empty.nc: empty file"), "{msgs:?}");
             assert!(
                 msgs[1].ends_with(
-                    "junk.nc: not a netCDF, HDF5 or TIFF file (unknown signature [47, 52, 49, 42])"
+                    "junk.nc: not a netCDF, HDF5 or TIFF file: it starts like a GRIB file"
                 ),
                 "{msgs:?}"
             );

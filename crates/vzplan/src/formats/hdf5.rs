@@ -1,6 +1,6 @@
 //! HDF5 and netCDF-4, read by `vzplan-hdf5`.
 
-use super::{FormatError, FormatReader, ReadOptions};
+use super::{words, FormatError, FormatReader, ReadOptions};
 use vzplan_core::SourceLayout;
 use vzplan_io::RangeRead;
 
@@ -16,7 +16,13 @@ impl FormatReader for Hdf5 {
     }
 
     fn read(&self, r: &dyn RangeRead, _: &ReadOptions) -> Result<SourceLayout, FormatError> {
-        vzplan_hdf5::read_layout(r).map_err(FormatError::reader)
+        vzplan_hdf5::read_layout(r).map_err(|e| {
+            let past = match &e.source {
+                vzplan_hdf5::Error::Io(io) => words::past_end(io),
+                _ => None,
+            };
+            FormatError::read_failed(r.url(), "its metadata", past, e)
+        })
     }
 
     /// The superblock may follow a user block (at 512, 1024, 2048, … bytes).

@@ -6,6 +6,7 @@
 mod hdf5;
 mod netcdf3;
 mod tiff;
+pub mod words;
 
 use vzplan_core::SourceLayout;
 use vzplan_io::{IoError, RangeRead};
@@ -41,12 +42,47 @@ pub enum FormatError {
     Empty { url: String },
     #[error("{url}: not a netCDF, HDF5 or TIFF file (unknown signature {signature:02x?})")]
     Unknown { url: String, signature: Vec<u8> },
+    /// No reader takes it, and its first bytes are those of a well-known format (or text).
+    #[error("{url}: not a netCDF, HDF5 or TIFF file: it starts like {what}")]
+    LooksLike { url: String, what: &'static str },
+    /// A read ran past the end of the file, not far: the file was cut short.
+    #[error(
+        "{url}: truncated: {part} needs {} bytes but the file has {} (was the download interrupted?)",
+        words::thousands(*need),
+        words::thousands(*size)
+    )]
+    Truncated {
+        url: String,
+        /// What was being read ("the header", "its metadata").
+        part: &'static str,
+        need: u64,
+        size: u64,
+    },
 }
 
 impl FormatError {
     /// Wraps a reader crate's error.
     pub fn reader(e: impl std::error::Error + Send + Sync + 'static) -> Self {
         FormatError::Reader(Box::new(e))
+    }
+
+    /// Wraps a reader crate's error, told as [`FormatError::Truncated`] when it is a read that
+    /// needed `past_end = (bytes, size)` of a file cut short.
+    pub fn read_failed(
+        url: &str,
+        part: &'static str,
+        past_end: Option<(u64, u64)>,
+        e: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        match past_end {
+            Some((need, size)) if words::is_truncation(need, size) => FormatError::Truncated {
+                url: url.to_string(),
+                part,
+                need,
+                size,
+            },
+            _ => FormatError::reader(e),
+        }
     }
 }
 
@@ -92,6 +128,13 @@ pub fn read_layout_with(
     if head.is_empty() {
         return Err(FormatError::Empty {
             url: r.url().to_string(),
+        });
+    }
+    let longer = r.read_at(0, r.size().min(words::SNIFF_BYTES))?;
+    if let Some(what) = words::looks_like(&longer) {
+        return Err(FormatError::LooksLike {
+            url: r.url().to_string(),
+            what,
         });
     }
     Err(FormatError::Unknown {

@@ -1,6 +1,6 @@
 //! netCDF classic (CDF-1, CDF-2, CDF-5), read by `vzplan-netcdf3`.
 
-use super::{FormatError, FormatReader, ReadOptions};
+use super::{words, FormatError, FormatReader, ReadOptions};
 use vzplan_core::SourceLayout;
 use vzplan_io::RangeRead;
 
@@ -19,6 +19,28 @@ impl FormatReader for NetCdf3 {
         let o = vzplan_netcdf3::Options {
             chunk_bytes: opts.chunk_bytes,
         };
-        vzplan_netcdf3::read_layout(r, &o).map_err(FormatError::reader)
+        vzplan_netcdf3::read_layout(r, &o).map_err(|e| {
+            use vzplan_netcdf3::ReadError as E;
+            let past = match &e {
+                E::Truncated {
+                    offset, need, size, ..
+                } => Some((offset.saturating_add(*need), *size)),
+                E::Io(io) => words::past_end(io),
+                E::Geometry {
+                    source:
+                        vzplan_netcdf3::GeometryError::PastEnd {
+                            end: Some(end),
+                            size,
+                            ..
+                        },
+                    ..
+                } => {
+                    let past = Some((*end, *size));
+                    return FormatError::read_failed(r.url(), "its data", past, e);
+                }
+                _ => None,
+            };
+            FormatError::read_failed(r.url(), "the header", past, e)
+        })
     }
 }

@@ -1,6 +1,6 @@
 //! TIFF, BigTIFF and COG, read by `vzplan-tiff`.
 
-use super::{FormatError, FormatReader, ReadOptions};
+use super::{words, FormatError, FormatReader, ReadOptions};
 use vzplan_core::SourceLayout;
 use vzplan_io::RangeRead;
 
@@ -16,6 +16,12 @@ impl FormatReader for Tiff {
     }
 
     fn read(&self, r: &dyn RangeRead, _: &ReadOptions) -> Result<SourceLayout, FormatError> {
-        vzplan_tiff::read_layout(r).map_err(FormatError::reader)
+        vzplan_tiff::read_layout(r).map_err(|e| {
+            let past = match &e {
+                vzplan_tiff::ReadError::Io(io) => words::past_end(io),
+                _ => None,
+            };
+            FormatError::read_failed(r.url(), "its directory of images", past, e)
+        })
     }
 }

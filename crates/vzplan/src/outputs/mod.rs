@@ -108,6 +108,17 @@ pub fn write_zarr_json(plan: &Plan, path: &Path) -> Result<(), Error> {
 #[derive(Clone, Debug)]
 pub struct HtmlReport {
     pub path: PathBuf,
+    /// What the page needs of the layouts (taken before planning) to draw left-out arrays.
+    pub axes: vzplan_emit::html::FileAxes,
+}
+
+impl HtmlReport {
+    pub fn new(path: PathBuf) -> Self {
+        HtmlReport {
+            path,
+            axes: Default::default(),
+        }
+    }
 }
 
 impl Output for HtmlReport {
@@ -124,7 +135,7 @@ impl Output for HtmlReport {
     }
 
     fn stage(&self, plan: &Plan) -> Result<Vec<Staged>, Error> {
-        let page = vzplan_emit::html::page(plan);
+        let page = vzplan_emit::html::page_with(plan, &self.axes);
         Ok(vec![write::stage(&self.path, |w| {
             w.write_all(page.as_bytes())
         })?])

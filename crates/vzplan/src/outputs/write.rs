@@ -121,8 +121,9 @@ fn is_vzplan_output(head: &[u8]) -> bool {
 
 fn head_of(path: &Path) -> io::Result<Vec<u8>> {
     use std::io::Read;
-    let mut buf = Vec::with_capacity(64);
-    std::fs::File::open(path)?.take(64).read_to_end(&mut buf)?;
+    // As long as the longest prefix of `is_vzplan_output` (the HTML page's is 75 bytes).
+    let mut buf = Vec::with_capacity(128);
+    std::fs::File::open(path)?.take(128).read_to_end(&mut buf)?;
     Ok(buf)
 }
 

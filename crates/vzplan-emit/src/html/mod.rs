@@ -4,18 +4,24 @@
 //! For a mosaic, each mosaic array is drawn as its tiles over the global grid, coloured by
 //! status (fits, padded, staggered, overlapping, gap), with the cuts along each axis, the
 //! staggered cuts marked on the tile they break and the blocks dropped by overlap resolution.
-//! For a concatenation, each array is drawn as bands along the concat axis: one band per file
-//! with its chunks, padded and rescued files marked. Every array's `chunk_grid` is shown as
-//! written to `zarr.json`, and the findings are listed beside the drawing.
+//! For a concatenation ([`concat`]), each array is drawn as bands along the concat axis: one band
+//! per file with its chunks, the padded, rescued or patched chunks marked on their own; a left-out
+//! array is drawn from the files' layouts with its offending chunks marked. Every array's
+//! `chunk_grid` is shown as written to `zarr.json`, and the findings are listed beside their
+//! array's drawing, grouped as in the text report ([`crate::summary`]).
 //!
 //! Elements carry `data-*` attributes (`data-tile`, `data-status`, `data-cut`, `data-band`, …)
 //! so that tests can check the rendered DOM (`scripts/html_check.py`).
 
+mod concat;
+
+pub use concat::FileAxes;
+
 use crate::report::grid_summary;
+use crate::summary;
 use crate::zarr::chunk_grid;
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use vzplan_plan::{display_file, ArrayPlan, FindingKind, MosaicView, Plan, Severity, TileStatus};
+use vzplan_plan::{display_file, ArrayPlan, MosaicView, Plan, Severity, TileStatus};
 
 /// The most marks (chunk rectangles, lines, runs) one drawing gets: each is ~200 bytes, and the
 /// counts come from the files, so beyond this the drawing aggregates (runs) or leaves them out.
@@ -50,7 +56,7 @@ fn status_name(s: TileStatus) -> &'static str {
 }
 
 /// Fill colours per status (also the legend).
-const COLOURS: [(&str, &str, &str); 9] = [
+const COLOURS: [(&str, &str, &str); 11] = [
     ("fits", "#8fd19e", "fits: one chunk per block"),
     (
         "padded",
@@ -84,6 +90,8 @@ const COLOURS: [(&str, &str, &str); 9] = [
         "padded last chunk rescued as a byte prefix",
     ),
     ("unplaced", "#bbbbbb", "could not be placed"),
+    ("patched", "#8ab6e8", "re-encoded inline (--patch)"),
+    ("problem", "#e57373", "left out for another reason"),
 ];
 
 fn colour(status: &str) -> &'static str {
@@ -96,15 +104,22 @@ fn colour(status: &str) -> &'static str {
 const CSS: &str = "body{font-family:DejaVu Sans,Arial,sans-serif;margin:1.5em;color:#222}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
 .row{display:flex;gap:2em;align-items:flex-start;flex-wrap:wrap}
-.findings{max-width:48em;font-size:.85em}.findings li{margin:.3em 0}
+.findings{max-width:34em;flex:1 1 24em;font-size:.85em}.findings li{margin:.3em 0}
 .sev-error{color:#b00020}.sev-warning{color:#8a6d00}.sev-info{color:#1b5e20}
 pre{background:#f6f6f6;padding:.5em;font-size:.8em;max-width:60em;overflow:auto}
 .legend span{display:inline-block;width:1em;height:1em;margin:0 .3em 0 1em;vertical-align:middle;border:1px solid #888}
 .legend{font-size:.8em;margin:.5em 0}
-svg text{font-family:DejaVu Sans,Arial,sans-serif}";
+svg text{font-family:DejaVu Sans,Arial,sans-serif}
+.row>div>svg{display:block}";
 
-/// The page.
+/// The page, without the files' layouts: a left-out array of a concatenation is listed, not
+/// drawn.
 pub fn page(plan: &Plan) -> String {
+    page_with(plan, &FileAxes::default())
+}
+
+/// The page; `axes` (from the layouts before planning) draws left-out arrays along the axis.
+pub fn page_with(plan: &Plan, axes: &FileAxes) -> String {
     let mut s = String::new();
     let title = if plan.mosaic_dims.is_some() {
         format!("vzplan: mosaic of {} file(s)", plan.sources.len())
@@ -132,7 +147,19 @@ pub fn page(plan: &Plan) -> String {
             format!(" ({})", esc(&plan.left_out.join(", ")))
         }
     );
-    legend(&mut s, plan.mosaic_dims.is_some());
+    let groups = summary::groups(plan);
+    let c = summary::counts(plan, &groups);
+    let _ = writeln!(
+        s,
+        "<p data-summary=\"{} {} {} {} {}\">{} of {} file(s) fit as they are; {} need a rewrite ({} of files); {} cannot be read; {} have other findings.</p>",
+        c.files, c.fit, c.rewrite, c.unreadable, c.other,
+        c.fit, c.files, c.rewrite, summary::human_bytes(c.rewrite_bytes), c.unreadable, c.other
+    );
+    let axis = plan.concat_dim.as_ref().or(plan.stack_dim.as_ref());
+    match (plan.mosaic_dims.is_some(), axis) {
+        (false, Some(d)) => concat::legend(&mut s, d),
+        _ => legend(&mut s, plan.mosaic_dims.is_some()),
+    }
     for v in &plan.mosaics {
         let _ = write!(
             s,
@@ -142,61 +169,99 @@ pub fn page(plan: &Plan) -> String {
             esc(&format!("{} × {}", v.shape[0], v.shape[1]))
         );
         mosaic_svg(&mut s, plan, v);
-        findings(&mut s, plan, Some(&v.array));
+        findings(&mut s, plan, &groups, Some(&v.array));
         s.push_str("</div>\n");
         if let Some(a) = plan.arrays.iter().find(|a| a.path == v.array) {
             grid_block(&mut s, a);
         }
     }
     let drawn: Vec<&str> = plan.mosaics.iter().map(|v| v.array.as_str()).collect();
-    for a in plan
+    concat_arrays(&mut s, plan, axes, &groups, &drawn);
+    if plan.findings.iter().any(|f| f.array.is_none()) {
+        s.push_str("<h2>Files</h2>\n");
+        findings(&mut s, plan, &groups, None);
+    }
+    s.push_str("</body></html>\n");
+    s
+}
+
+/// The arrays of a concatenation (or of a mosaic's arrays that are not drawn as a mosaic): data
+/// arrays as bands, left-out arrays drawn from the layouts, inline coordinates as one table.
+fn concat_arrays(
+    s: &mut String,
+    plan: &Plan,
+    axes: &FileAxes,
+    groups: &[summary::Group],
+    drawn: &[&str],
+) {
+    let axis = plan.concat_dim.as_ref().or(plan.stack_dim.as_ref());
+    let rest: Vec<&ArrayPlan> = plan
         .arrays
         .iter()
         .filter(|a| !drawn.contains(&a.path.as_str()))
-    {
+        .collect();
+    // Inline coordinates without findings are a table row each, not a page-wide bar.
+    let quiet = |a: &&ArrayPlan| {
+        a.values.is_some()
+            && !plan
+                .findings
+                .iter()
+                .any(|f| f.array.as_deref() == Some(&a.path))
+    };
+    for a in rest.iter().filter(|a| !quiet(a)) {
         let _ = write!(s, "<h2>{}</h2>\n<div class=\"row\">", esc(&a.path));
         s.push_str("<div>");
-        if let Some(k) = plan
-            .concat_dim
-            .as_ref()
-            .or(plan.stack_dim.as_ref())
+        if let Some(k) = axis
             .and_then(|d| a.dims.iter().position(|x| x == d))
             .filter(|_| a.values.is_none())
         {
-            bands_svg(&mut s, plan, a, k);
+            concat::bands_svg(s, plan, a, k);
         }
-        for (i, _) in a.dims.iter().enumerate() {
-            axis_svg(&mut s, a, i);
+        // Axes of one chunk are a line of text, not a bar across the page.
+        let mut whole = Vec::new();
+        for (i, d) in a.dims.iter().enumerate() {
+            match a.edges.get(i) {
+                Some(e) if e.count() == 1 => whole.push(format!("{d} ({})", a.shape[i])),
+                _ => concat::axis_svg(s, a, i),
+            }
+        }
+        if !whole.is_empty() {
+            let _ = write!(
+                s,
+                "<div data-kind=\"one-chunk-axes\" style=\"font-size:.8em\">one chunk along {}</div>",
+                esc(&whole.join(", "))
+            );
         }
         s.push_str("</div>");
-        findings(&mut s, plan, Some(&a.path));
+        findings(s, plan, groups, Some(&a.path));
         s.push_str("</div>\n");
-        grid_block(&mut s, a);
+        grid_block(s, a);
     }
-    // Left-out arrays without a drawing, and findings about no array.
     for l in plan
         .left_out
         .iter()
         .filter(|l| !drawn.contains(&l.as_str()))
     {
         let _ = write!(s, "<h2>{} (left out)</h2>\n<div class=\"row\">", esc(l));
-        files_table(&mut s, plan, l);
-        findings(&mut s, plan, Some(l));
+        let dim = axis.map_or("", String::as_str);
+        if !(plan.mosaic_dims.is_none()
+            && plan.stack_dim.is_none()
+            && concat::left_out_svg(s, plan, axes, l, dim))
+        {
+            concat::files_table(s, plan, l, dim);
+        }
+        findings(s, plan, groups, Some(l));
         s.push_str("</div>\n");
     }
-    if plan.findings.iter().any(|f| f.array.is_none()) {
-        s.push_str("<h2>Files</h2>\n");
-        findings(&mut s, plan, None);
-    }
-    s.push_str("</body></html>\n");
-    s
+    let coords: Vec<&ArrayPlan> = rest.iter().copied().filter(quiet).collect();
+    concat::coordinates_table(s, &coords);
 }
 
 fn legend(s: &mut String, mosaic: bool) {
     s.push_str("<div class=\"legend\">");
     for (name, c, what) in COLOURS {
         let show = if mosaic {
-            name != "rescued"
+            !matches!(name, "rescued" | "patched" | "problem")
         } else {
             matches!(name, "fits" | "rescued" | "padded_interior")
         };
@@ -211,17 +276,24 @@ fn legend(s: &mut String, mosaic: bool) {
     s.push_str("</div>\n");
 }
 
-fn findings(s: &mut String, plan: &Plan, array: Option<&str>) {
-    let list: Vec<_> = plan
-        .findings
+/// The findings about `array` (or about no array), grouped as in the text report: one entry
+/// for many files with the same problem and fix, with the file list and one shell loop.
+fn findings(s: &mut String, plan: &Plan, groups: &[summary::Group], array: Option<&str>) {
+    let list: Vec<_> = groups
         .iter()
-        .filter(|f| f.array.as_deref() == array)
+        .filter(|g| g.first.array.as_deref() == array)
         .collect();
     if list.is_empty() {
         return;
     }
-    s.push_str("<ul class=\"findings\">");
-    for f in list {
+    let known = summary::known_files(plan);
+    let _ = write!(
+        s,
+        "<ul class=\"findings\" data-array=\"{}\">",
+        esc(array.unwrap_or(""))
+    );
+    for g in list {
+        let f = g.first;
         let sev = match f.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -233,11 +305,33 @@ fn findings(s: &mut String, plan: &Plan, array: Option<&str>) {
             .unwrap_or_default();
         let _ = write!(
             s,
-            "<li class=\"sev-{sev}\" data-finding=\"{}\" data-severity=\"{sev}\" data-file=\"{}\">[{sev}] {}</li>",
+            "<li class=\"sev-{sev}\" data-finding=\"{}\" data-severity=\"{sev}\" data-file=\"{}\" data-files=\"{}\">",
             esc(&kind),
             esc(&f.file.as_deref().map(display_file).unwrap_or_default()),
-            esc(&f.to_string())
+            g.files.len().max(1)
         );
+        if g.files.len() < 2 {
+            let _ = write!(s, "[{sev}] {}</li>", esc(&f.to_string()));
+            continue;
+        }
+        let _ = write!(
+            s,
+            "[{sev}] {} files: {}<details><summary>the files</summary>{}</details>",
+            g.files.len(),
+            esc(&g.what()),
+            esc(&g.files.join(", "))
+        );
+        if let Some(fix) = g.fix_for_each() {
+            let _ = write!(s, "<div>{}: {}</div>", g.fix_label(), esc(&fix));
+        }
+        if let Some(l) = g.shell_loop(&known) {
+            let _ = write!(
+                s,
+                "<div>all at once: <code data-loop>{}</code></div>",
+                esc(&l)
+            );
+        }
+        s.push_str("</li>");
     }
     s.push_str("</ul>");
 }
@@ -479,171 +573,6 @@ fn mosaic_staggered(s: &mut String, v: &MosaicView, f: &Frame) {
             esc(&v.dims[st.axis]), st.position, st.block, esc(&t.file)
         );
     }
-}
-
-/// Per-file status of a concatenated array, from the findings.
-fn file_status(plan: &Plan, array: &str, file: &str) -> &'static str {
-    let mut st = "fits";
-    for f in plan
-        .findings
-        .iter()
-        .filter(|f| f.array.as_deref() == Some(array) && f.file.as_deref() == Some(file))
-    {
-        match f.kind {
-            FindingKind::PaddedInteriorChunk => return "padded_interior",
-            FindingKind::RescuedPrefix => st = "rescued",
-            _ => {}
-        }
-    }
-    st
-}
-
-/// Bands along the concat (or stack) axis: one per file, with its chunks.
-fn bands_svg(s: &mut String, plan: &Plan, a: &ArrayPlan, k: usize) {
-    let Some(e) = a.edges.get(k) else { return };
-    let n = a.shape[k].max(1) as f64;
-    let width = 760.0;
-    let scale = width / n;
-    // Source of each chunk index along k.
-    let mut src: BTreeMap<u64, usize> = BTreeMap::new();
-    for c in &a.chunks {
-        if let Some(&i) = c.key.get(k) {
-            src.entry(i).or_insert(c.source);
-        }
-    }
-    // Runs of chunks per file.
-    let mut runs: Vec<(usize, u64, u64)> = Vec::new();
-    for (&i, &f) in &src {
-        match runs.last_mut() {
-            Some(r) if r.0 == f && r.2 == i => r.2 = i + 1,
-            _ => runs.push((f, i, i + 1)),
-        }
-    }
-    let dim = &a.dims[k];
-    let _ = write!(
-        s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" data-kind=\"bands\" data-array=\"{}\" data-dim=\"{}\" width=\"{:.0}\" height=\"96\" viewBox=\"0 0 {:.0} 96\">",
-        esc(&a.path), esc(dim), width + 20.0, width + 20.0
-    );
-    let pos = |i: u64| -> f64 {
-        let p = e.start_of(i).unwrap_or(a.shape[k]);
-        10.0 + p.min(a.shape[k]) as f64 * scale
-    };
-    // Chunk edges are drawn only when there are few enough to see (and to keep the page small).
-    let edges_drawn = e.count() <= MAX_MARKS;
-    for (f, i0, i1) in runs.iter().take(MAX_MARKS as usize) {
-        let url = plan.sources.get(*f).map(|s| s.url.as_str()).unwrap_or("");
-        let st = file_status(plan, &a.path, url);
-        let (x0, x1) = (pos(*i0), pos(*i1));
-        let _ = write!(
-            s,
-            "<g data-band=\"{f}\" data-file=\"{}\" data-status=\"{st}\" data-chunks=\"{}\"><rect x=\"{x0:.2}\" y=\"20\" width=\"{:.2}\" height=\"40\" fill=\"{}\" stroke=\"#333\"><title>{}: chunks {}..{} along {}</title></rect>",
-            esc(&display_file(url)), i1 - i0, (x1 - x0).max(0.5), colour(st), esc(&display_file(url)), i0, i1, esc(dim)
-        );
-        for i in (*i0 + 1..*i1).filter(|_| edges_drawn) {
-            let _ = write!(s, "<line data-chunk-edge=\"{i}\" x1=\"{:.2}\" y1=\"20\" x2=\"{:.2}\" y2=\"60\" stroke=\"#555\" stroke-width=\"0.6\"/>", pos(i), pos(i));
-        }
-        if x1 - x0 > 40.0 {
-            let _ = write!(
-                s,
-                "<text x=\"{:.2}\" y=\"75\" font-size=\"10\">{}</text>",
-                x0 + 2.0,
-                esc(&short(url))
-            );
-        }
-        s.push_str("</g>");
-    }
-    let _ = write!(s, "<text x=\"10\" y=\"12\" font-size=\"11\">{} — {} chunk(s) from {} file(s) along {}</text><text x=\"10\" y=\"90\" font-size=\"10\">0</text><text x=\"{:.2}\" y=\"90\" font-size=\"10\" text-anchor=\"end\">{}</text></svg>", esc(&a.path), e.count(), runs.len(), esc(dim), width + 10.0, a.shape[k]);
-}
-
-/// The cuts along one axis of an array.
-fn axis_svg(s: &mut String, a: &ArrayPlan, i: usize) {
-    let Some(e) = a.edges.get(i) else { return };
-    let n = a.shape[i].max(1) as f64;
-    let total = (e.sum() as f64).max(n);
-    let width = 760.0;
-    let scale = width / total;
-    let _ = write!(
-        s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" data-kind=\"axis\" data-array=\"{}\" data-dim=\"{}\" data-chunks=\"{}\" width=\"{:.0}\" height=\"40\" viewBox=\"0 0 {:.0} 40\"><text x=\"10\" y=\"11\" font-size=\"10\">{}: {} chunk(s), length {}</text>",
-        esc(&a.path), esc(&a.dims[i]), e.count(), width + 20.0, width + 20.0, esc(&a.dims[i]), e.count(), a.shape[i]
-    );
-    let _ = write!(
-        s,
-        "<rect x=\"10\" y=\"16\" width=\"{:.2}\" height=\"14\" fill=\"#e3f2fd\" stroke=\"#333\"/>",
-        n * scale
-    );
-    if e.count() <= MAX_MARKS {
-        let mut p = 0u64;
-        for (j, len) in e.to_vec().into_iter().enumerate() {
-            let x = 10.0 + p as f64 * scale;
-            let over = p + len > a.shape[i];
-            let _ = write!(
-                s,
-                "<rect data-axis-chunk=\"{j}\" x=\"{x:.2}\" y=\"16\" width=\"{:.2}\" height=\"14\" fill=\"{}\" fill-opacity=\"0.5\" stroke=\"#1565c0\" stroke-width=\"0.7\"><title>chunk {j}: {p}..{}{}</title></rect>",
-                len as f64 * scale,
-                if over { "#ffe0b2" } else { "#bbdefb" },
-                p + len,
-                if over { " (overhangs the end)" } else { "" }
-            );
-            p += len;
-        }
-    } else {
-        axis_runs_svg(s, e, a.shape[i], scale);
-    }
-    s.push_str("</svg>");
-}
-
-/// Too many chunks to draw one by one: one rectangle per run of equal chunks (at most
-/// [`MAX_MARKS`] runs; the rest are summed up in one more).
-fn axis_runs_svg(s: &mut String, e: &vzplan_core::AxisEdges, len: u64, scale: f64) {
-    let (mut p, mut j) = (0u64, 0u64);
-    let runs = e.runs();
-    for (r, &(l, c)) in runs.iter().enumerate() {
-        let end = p.saturating_add(l.saturating_mul(c));
-        let x = 10.0 + p as f64 * scale;
-        if r as u64 == MAX_MARKS {
-            let _ = write!(
-                s,
-                "<rect data-axis-rest=\"{j}\" x=\"{x:.2}\" y=\"16\" width=\"{:.2}\" height=\"14\" fill=\"#bbdefb\" stroke=\"#1565c0\" stroke-width=\"0.7\"><title>chunks {j}..{}: {} more runs</title></rect>",
-                len.saturating_sub(p) as f64 * scale,
-                e.count(),
-                runs.len() - r
-            );
-            return;
-        }
-        let _ = write!(
-            s,
-            "<rect data-axis-run=\"{j}\" data-count=\"{c}\" x=\"{x:.2}\" y=\"16\" width=\"{:.2}\" height=\"14\" fill=\"{}\" fill-opacity=\"0.5\" stroke=\"#1565c0\" stroke-width=\"0.7\"><title>chunks {j}..{}: {c} of length {l}, {p}..{end}</title></rect>",
-            end.min(len).saturating_sub(p) as f64 * scale,
-            if end > len { "#ffe0b2" } else { "#bbdefb" },
-            j.saturating_add(c),
-        );
-        p = end;
-        j = j.saturating_add(c);
-    }
-}
-
-/// Files of a left-out array with their status, from the findings.
-fn files_table(s: &mut String, plan: &Plan, array: &str) {
-    s.push_str("<table data-kind=\"files\" style=\"font-size:.85em\">");
-    for src in &plan.sources {
-        let st = file_status(plan, array, &src.url);
-        let bad = plan.findings.iter().any(|f| {
-            f.array.as_deref() == Some(array)
-                && f.file.as_deref() == Some(src.url.as_str())
-                && f.severity == Severity::Error
-        });
-        let st = if bad && st == "fits" { "overlap" } else { st };
-        let _ = write!(
-            s,
-            "<tr data-band-file=\"{}\" data-status=\"{st}\"><td style=\"background:{};width:1em\"></td><td>{}</td><td>{st}</td></tr>",
-            esc(&display_file(&src.url)),
-            colour(st),
-            esc(&display_file(&src.url))
-        );
-    }
-    s.push_str("</table>");
 }
 
 #[cfg(test)]
