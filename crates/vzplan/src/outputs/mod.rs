@@ -27,6 +27,9 @@ pub trait Output {
         self.write(plan)?;
         Ok(Vec::new())
     }
+    /// The run keeps its layouts with token `token`; an append read those with token `read`.
+    /// An output with its own commit (Icechunk) records the one and checks the other.
+    fn kept_layouts(&self, _read: Option<&str>, _token: &str) {}
 }
 
 /// kerchunk `refs.json` (streamed) plus, unless turned off, the consolidated Zarr v3 `zarr.json`
