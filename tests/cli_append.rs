@@ -171,3 +171,30 @@ fn an_icechunk_repository_on_object_storage_needs_a_path_for_its_layouts() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("--keep-layouts=FILE"), "{err}");
 }
+
+#[test]
+fn an_icechunk_append_from_stale_layouts_is_refused_not_a_lost_update() {
+    let all = files("yearly");
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    let kept = dir.path().join("repo.layouts.jsonl");
+    let r = repo.display().to_string();
+    let (code, o, e) = vzplan(&[
+        "build",
+        &all[0],
+        &all[1],
+        "--icechunk",
+        &r,
+        "--keep-layouts",
+    ]);
+    assert_eq!(code, 0, "{o}{e}");
+    let old = read(&kept);
+    // A first append (another process, say) commits 2002; the second still holds the layouts
+    // from before it.
+    let (code, o, e) = vzplan(&["append", &all[2], "--icechunk", &r]);
+    assert_eq!(code, 0, "{o}{e}");
+    std::fs::write(&kept, &old).unwrap();
+    let (code, o, e) = vzplan(&["append", &all[3], "--icechunk", &r]);
+    assert_eq!(code, 1, "{o}{e}");
+    assert!(e.contains("not the state whose layouts were kept"), "{e}");
+}

@@ -48,7 +48,7 @@ pub fn build(
     let out = std::sync::Arc::new(out);
     let opts = BuildOptions {
         plan: plan_options(common),
-        outputs: vec![Box::new(Shared(out.clone()))],
+        outputs: vec![Box::new(out.clone())],
         force: false,
         keep_layouts: kept.clone(),
     };
@@ -91,16 +91,4 @@ pub fn build(
         );
     }
     Ok(exit_for(plan))
-}
-
-/// The output handed to the build, kept by the caller to read what was committed.
-struct Shared(std::sync::Arc<vzplan::IcechunkOutput>);
-
-impl vzplan::Output for Shared {
-    fn kind(&self) -> &'static str {
-        self.0.kind()
-    }
-    fn write(&self, plan: &vzplan::Plan) -> Result<(), Error> {
-        self.0.write(plan)
-    }
 }

@@ -35,6 +35,11 @@ pub struct IcechunkOptions {
     /// the repository's storage and the S3 virtual chunk containers' declaration; credentials
     /// come from the environment and are never stored.
     pub io: vzplan_io::IoOptions,
+    /// The kept layouts' token to record in the commit's metadata (`vzplan_layouts`).
+    pub layouts_token: Option<String>,
+    /// For an append: the token the branch's head must carry, i.e. the layouts the append read
+    /// are those of the head. Another build or append since is refused, never overwritten.
+    pub expect_token: Option<String>,
 }
 
 impl Default for IcechunkOptions {
@@ -43,6 +48,8 @@ impl Default for IcechunkOptions {
             branch: "main".into(),
             message: "vzplan build".into(),
             io: vzplan_io::IoOptions::default(),
+            layouts_token: None,
+            expect_token: None,
         }
     }
 }
@@ -85,6 +92,12 @@ pub enum Error {
          first); nothing was committed — run the build again"
     )]
     Conflict { branch: String },
+    #[error(
+        "branch {branch:?} is not the state whose layouts were kept (another build or append \
+         committed since); nothing was committed — append again with the layouts kept by that \
+         commit, or rebuild with --keep-layouts"
+    )]
+    Stale { branch: String },
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
 }

@@ -320,3 +320,30 @@ fn targets_parse() {
         Err(Error::Target { .. })
     ));
 }
+
+#[test]
+fn an_append_on_a_branch_that_moved_since_its_layouts_were_kept_is_refused() {
+    let (_src, plan) = yearly_copy();
+    let repo_dir = tempfile::tempdir().expect("tempdir");
+    let target = Target::Local(repo_dir.path().to_path_buf());
+    let with = |expect: Option<&str>, token: &str| IcechunkOptions {
+        expect_token: expect.map(str::to_string),
+        layouts_token: Some(token.to_string()),
+        ..IcechunkOptions::default()
+    };
+    write(&plan, &target, &with(None, "a")).expect("build keeping layouts a");
+    // An append that read layouts a builds on the commit that kept them.
+    write(&plan, &target, &with(Some("a"), "b")).expect("append on a");
+    // Another append that also read a would lose b's files: refused, nothing committed.
+    assert!(matches!(
+        write(&plan, &target, &with(Some("a"), "c")),
+        Err(Error::Stale { branch }) if branch == "main"
+    ));
+    write(&plan, &target, &with(Some("b"), "c")).expect("append on b");
+    // A branch whose head kept no layouts (a plain build) has nothing to append to.
+    write(&plan, &target, &IcechunkOptions::default()).expect("plain build");
+    assert!(matches!(
+        write(&plan, &target, &with(Some("c"), "d")),
+        Err(Error::Stale { .. })
+    ));
+}

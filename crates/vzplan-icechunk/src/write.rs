@@ -4,6 +4,7 @@ use crate::containers::{container, container_prefix, source_checksum};
 use crate::{meta, Committed, Error, IcechunkOptions, Target};
 use bytes::Bytes;
 use icechunk::format::manifest::{VirtualChunkLocation, VirtualChunkRef};
+use icechunk::format::snapshot::SnapshotProperties;
 use icechunk::format::{ChunkIndices, Path};
 use icechunk::repository::RepositoryErrorKind;
 use icechunk::session::{Session, SessionErrorKind};
@@ -22,7 +23,11 @@ pub(crate) struct Prepared {
     created: bool,
     counts: (usize, u64, u64),
     containers: Vec<String>,
+    layouts_token: Option<String>,
 }
+
+/// The commit metadata key holding the kept layouts' token (see [`IcechunkOptions`]).
+pub(crate) const LAYOUTS_KEY: &str = "vzplan_layouts";
 
 fn repo_err(target: &Target) -> impl Fn(icechunk::repository::RepositoryError) -> Error + '_ {
     move |e| Error::Repository {
@@ -132,6 +137,19 @@ pub(crate) async fn prepare(
         .writable_session(&opts.branch)
         .await
         .map_err(repo_err(target))?;
+    if let Some(want) = &opts.expect_token {
+        // The session's base is the state this append builds on; a commit after it is the
+        // commit's conflict to detect.
+        let base = repo
+            .lookup_snapshot(session.snapshot_id())
+            .await
+            .map_err(repo_err(target))?;
+        if base.metadata.get(LAYOUTS_KEY).and_then(|v| v.as_str()) != Some(want.as_str()) {
+            return Err(Error::Stale {
+                branch: opts.branch.clone(),
+            });
+        }
+    }
     let session = Arc::new(RwLock::new(session));
     let store = Store::from_session(Arc::clone(&session)).await;
     if !created {
@@ -154,6 +172,7 @@ pub(crate) async fn prepare(
         created,
         counts: (plan.arrays.len(), refs, native),
         containers,
+        layouts_token: opts.layouts_token.clone(),
     })
 }
 
@@ -250,9 +269,14 @@ async fn write_array(store: &Store, plan: &Plan, a: &ArrayPlan) -> Result<(u64, 
 /// started is a conflict: nothing is rebased or retried.
 pub(crate) async fn commit(p: Prepared, message: &str) -> Result<Committed, Error> {
     let mut session = p.session.write().await;
+    let mut props = SnapshotProperties::default();
+    if let Some(t) = &p.layouts_token {
+        props.insert(LAYOUTS_KEY.into(), t.clone().into());
+    }
     let id = session
         .commit(message)
         .allow_empty(true)
+        .properties(props)
         .execute()
         .await
         .map_err(|e| match e.kind {

@@ -186,7 +186,7 @@ fn run(
             outputs.extend(
                 icechunk
                     .clone()
-                    .map(|i| Box::new(Shared(i)) as Box<dyn vzplan::Output>),
+                    .map(|i| Box::new(i) as Box<dyn vzplan::Output>),
             );
             let b = BuildOptions {
                 plan: plan_opts,
@@ -246,18 +246,6 @@ fn run(
             .map(|t| t.into_any().unbind())
     });
     r.map_err(|e| raise(py, e))?
-}
-
-/// An output shared with the caller, to read what it did after the build (the Icechunk commit).
-struct Shared(Arc<vzplan::IcechunkOutput>);
-
-impl vzplan::Output for Shared {
-    fn kind(&self) -> &'static str {
-        self.0.kind()
-    }
-    fn write(&self, plan: &vzplan::Plan) -> Result<(), Error> {
-        self.0.write(plan)
-    }
 }
 
 #[pymodule]

@@ -20,6 +20,7 @@ use crate::outputs::write::{self, Staged};
 use crate::{Error, ProgressSink};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use vzplan_core::SourceLayout;
 use vzplan_io::{IoOptions, ObjectMeta};
@@ -46,24 +47,76 @@ pub fn default_layouts_for_repo(repo: &str) -> Option<PathBuf> {
     }
 }
 
-/// Stages the layouts file (renamed into place with the other outputs).
+/// Stages the layouts file (renamed into place with the other outputs); returns its token.
 pub(crate) fn stage(
     path: &Path,
     layouts: &[SourceLayout],
     failures: &[ScanFailure],
-) -> Result<Staged, Error> {
-    write::stage(path, |w| {
+) -> Result<(Staged, String), Error> {
+    let mut sum = Token::default();
+    let staged = write::stage(path, |w| {
+        let mut w = Tee { w, sum: &mut sum };
         for l in layouts {
-            serde_json::to_writer(&mut *w, l)?;
+            serde_json::to_writer(&mut w, l)?;
             w.write_all(b"\n")?;
         }
         for f in failures {
             let line = serde_json::json!({"url": f.url, "error": f.error});
-            serde_json::to_writer(&mut *w, &line)?;
+            serde_json::to_writer(&mut w, &line)?;
             w.write_all(b"\n")?;
         }
         Ok(())
-    })
+    })?;
+    Ok((staged, sum.token()))
+}
+
+/// A kept layouts file's token: its CRC-32 and length. It tells an append whether the file is
+/// the one the output was built with, not an integrity check against an adversary.
+#[derive(Default)]
+struct Token {
+    crc: crc32fast::Hasher,
+    len: u64,
+}
+
+impl Token {
+    fn update(&mut self, b: &[u8]) {
+        self.crc.update(b);
+        self.len += b.len() as u64;
+    }
+    fn token(&self) -> String {
+        format!("crc32:{:08x}:{}", self.crc.clone().finalize(), self.len)
+    }
+}
+
+/// The token of the file at `path` as it is now.
+pub(crate) fn token_of(path: &Path) -> std::io::Result<String> {
+    let mut f = std::fs::File::open(path)?;
+    let mut t = Token::default();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            return Ok(t.token());
+        }
+        t.update(&buf[..n]);
+    }
+}
+
+/// Writes through to `w`, summing what passes.
+struct Tee<'a, 'b> {
+    w: &'a mut dyn Write,
+    sum: &'b mut Token,
+}
+
+impl Write for Tee<'_, '_> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let n = self.w.write(b)?;
+        self.sum.update(&b[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
 }
 
 /// Appends the files of `new` to the collection whose layouts were kept at `kept`, writing
@@ -75,6 +128,7 @@ pub fn append(
     progress: &dyn ProgressSink,
 ) -> Result<BuildReport, Error> {
     let io = new.io().clone();
+    let read = token_of(kept).ok();
     let (old, mut failures) = read_kept(kept, &io)?;
     let (l, f) = gather(new, progress)?;
     // A file given again is scanned again: its new layout replaces the kept one.
@@ -105,7 +159,8 @@ pub fn append(
         failures,
         io,
     };
-    crate::build(&all, &opts, progress)
+    let read = read.as_deref().map(|t| (kept, t));
+    crate::build::build_kept(&all, &opts, progress, read)
 }
 
 /// Splits the kept layouts into those whose files are as they were scanned (size, ETag, mtime:

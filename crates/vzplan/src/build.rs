@@ -220,6 +220,17 @@ pub fn build(
     opts: &BuildOptions,
     progress: &dyn ProgressSink,
 ) -> Result<BuildReport, Error> {
+    build_kept(source, opts, progress, None)
+}
+
+/// As [`build`]; `read`: for an append, the kept layouts file it read and that file's token then.
+/// The outputs are renamed into place only if that file is still the one read.
+pub(crate) fn build_kept(
+    source: &Source,
+    opts: &BuildOptions,
+    progress: &dyn ProgressSink,
+    read: Option<(&Path, &str)>,
+) -> Result<BuildReport, Error> {
     let mut html = opts.plan.html.clone().map(HtmlReport::new);
     let mut targets: Vec<(&'static str, PathBuf)> =
         opts.outputs.iter().flat_map(|o| o.targets()).collect();
@@ -239,7 +250,13 @@ pub fn build(
     write::guard(&targets, opts.force, &g.read)?;
     // Kept before planning, which takes the chunk tables over; committed with the outputs.
     let kept = match &opts.keep_layouts {
-        Some(p) => Some(crate::append::stage(p, &g.layouts, &g.failures)?),
+        Some(p) => {
+            let (staged, token) = crate::append::stage(p, &g.layouts, &g.failures)?;
+            for o in &opts.outputs {
+                o.kept_layouts(read.map(|r| r.1), &token);
+            }
+            Some(staged)
+        }
         None => None,
     };
     if let Some(h) = &mut html {
@@ -274,6 +291,14 @@ pub fn build(
     staged.extend(kept);
     for o in &opts.outputs {
         staged.extend(o.stage(&plan)?);
+    }
+    if let Some((path, token)) = read {
+        // Another append committed since this one read the kept layouts: its work would be lost.
+        if crate::append::token_of(path).ok().as_deref() != Some(token) {
+            return Err(Error::Stale {
+                layouts: path.display().to_string(),
+            });
+        }
     }
     write::commit(staged)?;
     Ok(BuildReport {

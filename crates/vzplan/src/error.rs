@@ -58,6 +58,9 @@ pub enum Error {
     /// `append`: the collection's layouts were not kept.
     #[error("{layouts}: no kept layouts, so the collection cannot be appended to without scanning its files again; build it once with --keep-layouts (then append), or build all the files together")]
     NotAppendable { layouts: String },
+    /// `append`: the kept layouts changed while this append ran (another append); nothing written.
+    #[error("{layouts}: changed while this append ran (another append or build committed); nothing was written — append again")]
+    Stale { layouts: String },
     /// `append`/`keep_layouts` to an Icechunk repository on object storage: where to keep them?
     #[error("{repo}: give the kept layouts a local path (--keep-layouts=FILE) for a repository on object storage")]
     LayoutsPathNeeded { repo: String },

@@ -14,6 +14,8 @@ pub struct IcechunkOutput {
     pub branch: String,
     pub io: vzplan_io::IoOptions,
     committed: Mutex<Option<Committed>>,
+    /// The kept layouts of this run (their token) and, for an append, those it read.
+    kept: Mutex<Option<(Option<String>, String)>>,
 }
 
 impl IcechunkOutput {
@@ -24,6 +26,7 @@ impl IcechunkOutput {
             branch: branch.to_string(),
             io,
             committed: Mutex::new(None),
+            kept: Mutex::new(None),
         })
     }
 
@@ -38,6 +41,12 @@ impl Output for IcechunkOutput {
         "Icechunk repository"
     }
 
+    fn kept_layouts(&self, read: Option<&str>, token: &str) {
+        if let Ok(mut k) = self.kept.lock() {
+            *k = Some((read.map(str::to_string), token.to_string()));
+        }
+    }
+
     fn write(&self, plan: &Plan) -> Result<(), Error> {
         let opts = IcechunkOptions {
             branch: self.branch.clone(),
@@ -47,7 +56,13 @@ impl Output for IcechunkOutput {
                 plan.sources.len()
             ),
             io: self.io.clone(),
+            ..IcechunkOptions::default()
         };
+        let mut opts = opts;
+        if let Some((expect, token)) = self.kept.lock().ok().and_then(|k| k.clone()) {
+            opts.expect_token = expect;
+            opts.layouts_token = Some(token);
+        }
         let c = vzplan_icechunk::write(plan, &self.target, &opts)?;
         if let Ok(mut slot) = self.committed.lock() {
             *slot = Some(c);

@@ -27,6 +27,29 @@ pub trait Output {
         self.write(plan)?;
         Ok(Vec::new())
     }
+    /// The run keeps its layouts with token `token`; an append read those with token `read`.
+    /// An output with its own commit (Icechunk) records the one and checks the other.
+    fn kept_layouts(&self, _read: Option<&str>, _token: &str) {}
+}
+
+/// An output shared with the caller (to read what it did afterwards, as with
+/// [`crate::IcechunkOutput::committed`]) is an output; every method is delegated.
+impl<T: Output + ?Sized> Output for std::sync::Arc<T> {
+    fn kind(&self) -> &'static str {
+        (**self).kind()
+    }
+    fn write(&self, plan: &Plan) -> Result<(), Error> {
+        (**self).write(plan)
+    }
+    fn targets(&self) -> Vec<(&'static str, PathBuf)> {
+        (**self).targets()
+    }
+    fn stage(&self, plan: &Plan) -> Result<Vec<Staged>, Error> {
+        (**self).stage(plan)
+    }
+    fn kept_layouts(&self, read: Option<&str>, token: &str) {
+        (**self).kept_layouts(read, token)
+    }
 }
 
 /// kerchunk `refs.json` (streamed) plus, unless turned off, the consolidated Zarr v3 `zarr.json`
