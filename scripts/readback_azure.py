@@ -25,8 +25,7 @@ import zarr
 from azure.storage.blob import BlobServiceClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from readback_http import normalized  # noqa: E402
-from readback_s3 import local_values, same  # noqa: E402
+from readback_s3 import local_values, normalized, same  # noqa: E402
 
 zarr.config.set({"array.rectilinear_chunks": True})
 ROOT = Path(__file__).resolve().parent.parent

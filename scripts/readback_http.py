@@ -22,7 +22,7 @@ import zarr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import http_server  # noqa: E402
-from readback_s3 import local_values, same  # noqa: E402
+from readback_s3 import local_values, normalized, same  # noqa: E402
 
 zarr.config.set({"array.rectilinear_chunks": True})
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,16 +31,6 @@ DATA = ROOT / "testdata"
 
 def run(vzplan, *args):
     return subprocess.run([vzplan, *args], capture_output=True, text=True)
-
-
-def normalized(refs_path, old, new):
-    v = json.loads(Path(refs_path).read_text().replace(old, new))
-    root = json.loads(v["refs"]["zarr.json"])
-    for s in root["attributes"]["vzplan"]["sources"]:
-        s.pop("mtime", None)
-        s.pop("etag", None)
-    v["refs"]["zarr.json"] = json.dumps(root, sort_keys=True)
-    return v
 
 
 def open_http_refs(refs):

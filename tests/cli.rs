@@ -3,35 +3,10 @@
 //! structure, reports, scan → build --from-layouts, verify.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn files(case: &str) -> Vec<String> {
-    let dir = root().join("testdata/collections").join(case);
-    let mut v: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path().display().to_string())
-        .filter(|p| p.ends_with(".nc"))
-        .collect();
-    v.sort();
-    v
-}
-
-fn vzplan(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vzplan"))
-        .args(args)
-        .output()
-        .expect("run vzplan");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::{files, root, vzplan};
 
 fn build(case: &str, out: &Path, extra: &[&str]) -> (i32, String, String) {
     let fs = files(case);

@@ -3,35 +3,9 @@
 //! and the kept layouts — on every kind of collection that concatenates; a collection built
 //! without kept layouts is refused, saying how to make it appendable.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn files(collection: &str) -> Vec<String> {
-    let dir = root().join("testdata/collections").join(collection);
-    let mut v: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path().display().to_string())
-        .filter(|p| p.ends_with(".nc"))
-        .collect();
-    v.sort();
-    v
-}
-
-fn vzplan(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vzplan"))
-        .args(args)
-        .output()
-        .expect("run vzplan");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use std::path::Path;
+mod common;
+use common::{files, vzplan};
 
 fn run(cmd: &str, inputs: &[String], out: &Path, extra: &[&str]) -> i32 {
     let mut args: Vec<&str> = vec![cmd];

@@ -6,10 +6,8 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::root;
 
 /// `plan --json` of one case: its findings.
 fn findings(base: &Path, case: &Value) -> Vec<Value> {

@@ -2,12 +2,8 @@
 //! netCDF4-python and tifffile when the fixtures were made).
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::{root, vzplan};
 
 fn fixture(p: &str) -> String {
     root().join("testdata").join(p).display().to_string()
@@ -16,18 +12,6 @@ fn fixture(p: &str) -> String {
 fn oracle(p: &str) -> Value {
     let s = std::fs::read_to_string(root().join("testdata").join(p)).unwrap();
     serde_json::from_str(&s).unwrap()
-}
-
-fn vzplan(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vzplan"))
-        .args(args)
-        .output()
-        .expect("run vzplan");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// `info --json` of one file: its one object.

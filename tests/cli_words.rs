@@ -3,24 +3,10 @@
 //! output into a pipe closed early.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn vzplan(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vzplan"))
-        .args(args)
-        .output()
-        .expect("run vzplan");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::{root, vzplan};
 
 /// A copy of a shipped fixture cut to its first `len` bytes.
 fn truncated_copy(fixture: &str, dir: &Path, len: usize) -> String {

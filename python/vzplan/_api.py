@@ -176,6 +176,22 @@ def plan(paths: Any = None, *, layouts: Iterable[Any] | None = None, **opts: Any
     return _run(paths, layouts, opts, build=False)
 
 
+def _outputs(paths, layouts, opts, output, icechunk, client, batch_size):
+    """build/append's common part: the Icechunk option, the output path, and the files scanned
+    on ``client``'s workers (their layouts instead of the paths)."""
+    if icechunk is not None:
+        opts = dict(opts, icechunk=os.fspath(icechunk))
+    out = None if output is None else os.fspath(output)
+    if client is not None:
+        if layouts is not None:
+            raise ValueError("give either client or layouts, not both")
+        from ._distributed import scan_on_client
+
+        layouts = scan_on_client(client, _paths(paths), opts, batch_size)
+        paths = None
+    return paths, layouts, opts, out
+
+
 def build(
     paths: Any = None,
     *,
@@ -199,16 +215,7 @@ def build(
     file's layout beside the outputs so that :func:`append` can add files later without scanning
     these again. Options as :func:`plan`. Raises :class:`VzplanError` when nothing can be built.
     """
-    if icechunk is not None:
-        opts = dict(opts, icechunk=os.fspath(icechunk))
-    out = None if output is None else os.fspath(output)
-    if client is not None:
-        if layouts is not None:
-            raise ValueError("give either client or layouts, not both")
-        from ._distributed import scan_on_client
-
-        layouts = scan_on_client(client, _paths(paths), opts, batch_size)
-        paths = None
+    paths, layouts, opts, out = _outputs(paths, layouts, opts, output, icechunk, client, batch_size)
     return _run(paths, layouts, opts, build=True, output=out)
 
 
@@ -230,16 +237,7 @@ def append(
     kept layouts raises :class:`VzplanError`. ``icechunk=REPO``: append to a repository built
     with ``keep_layouts`` in one more commit (a concurrent commit is a conflict, not a lost update).
     """
-    if icechunk is not None:
-        opts = dict(opts, icechunk=os.fspath(icechunk))
-    out = None if output is None else os.fspath(output)
-    if client is not None:
-        if layouts is not None:
-            raise ValueError("give either client or layouts, not both")
-        from ._distributed import scan_on_client
-
-        layouts = scan_on_client(client, _paths(paths), opts, batch_size)
-        paths = None
+    paths, layouts, opts, out = _outputs(paths, layouts, opts, output, icechunk, client, batch_size)
     return _run(paths, layouts, opts, build=True, output=out, append=True)
 
 

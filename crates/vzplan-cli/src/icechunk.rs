@@ -32,17 +32,11 @@ pub fn build(
 ) -> Result<u8, Error> {
     let json = refs.json;
     let repo = args.icechunk.as_deref().unwrap_or_default();
-    let beside = || {
+    let kept = refs.kept_layouts(append, || {
         vzplan::default_layouts_for_repo(repo).ok_or_else(|| Error::LayoutsPathNeeded {
             repo: repo.to_string(),
         })
-    };
-    let kept = match &refs.keep_layouts {
-        Some(Some(p)) => Some(p.clone()),
-        Some(None) => Some(beside()?),
-        None if append => Some(beside()?),
-        None => None,
-    };
+    })?;
     let out = vzplan::IcechunkOutput::new(repo, &args.branch, common.scan.io.options())?;
     let target = out.target.display();
     let out = std::sync::Arc::new(out);

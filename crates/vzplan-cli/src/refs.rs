@@ -34,6 +34,23 @@ pub struct RefsArgs {
     pub force: bool,
 }
 
+impl RefsArgs {
+    /// Where the layouts are kept: the path given, else `beside()`; `None` unless asked for or
+    /// appending (an append always rewrites them).
+    pub fn kept_layouts(
+        &self,
+        append: bool,
+        beside: impl FnOnce() -> Result<PathBuf, Error>,
+    ) -> Result<Option<PathBuf>, Error> {
+        Ok(match &self.keep_layouts {
+            Some(Some(p)) => Some(p.clone()),
+            Some(None) => Some(beside()?),
+            None if append => Some(beside()?),
+            None => None,
+        })
+    }
+}
+
 /// Builds (or, with `append`, extends) the collection at `args.output`.
 pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> {
     let Some(output) = args.output.clone() else {
@@ -51,12 +68,7 @@ pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> 
         Some(z) => Some(z.clone()),
         None => vzplan::outputs::default_zarr_json(&output),
     };
-    let kept = match &args.keep_layouts {
-        Some(Some(p)) => Some(p.clone()),
-        Some(None) => Some(vzplan::default_layouts(&output)),
-        None if append => Some(vzplan::default_layouts(&output)),
-        None => None,
-    };
+    let kept = args.kept_layouts(append, || Ok(vzplan::default_layouts(&output)))?;
     let opts = BuildOptions {
         plan: plan_options(common),
         outputs: vec![Box::new(RefsOutput {
