@@ -195,6 +195,14 @@ pub(crate) fn refill(t: Target, path: &str, like: &ArrayLayout) -> String {
 /// What to do about an array the reader could not reference, by kind (`reason`: the reader's).
 pub(crate) fn for_problem(t: Target, path: &str, kind: ProblemKind, reason: &str) -> String {
     let f = t.file();
+    // HDF5's nbit filter packs values into fewer bits (a type of that precision): a filter to
+    // remove, not a type to convert.
+    let kind = match kind {
+        ProblemKind::DataType if reason.contains("precision") && t.tool() != Tool::Gdal => {
+            ProblemKind::Filter
+        }
+        k => k,
+    };
     match (kind, t.tool()) {
         (ProblemKind::DataType, Tool::Gdal) if reason.contains("complex") => format!(
             "convert it to complex floats, e.g. `{}`",
