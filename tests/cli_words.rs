@@ -254,3 +254,34 @@ fn an_html_page_vzplan_wrote_is_replaced_by_the_next_run() {
         assert_eq!(code, 0, "{stderr}");
     }
 }
+
+#[test]
+fn hdf5_and_tiff_files_cut_short_are_told_as_truncated() {
+    let dir = tempfile::tempdir().unwrap();
+    // An HDF5 file cut inside its superblock, and a TIFF cut inside its strips (the directory,
+    // written first by tifffile here, is whole).
+    let h5 = truncated_copy("testdata/collections/yearly/tas_day_2001.nc", dir.path(), 10);
+    let tif_len = std::fs::metadata(root().join("testdata/tiff/geotiff_f32.tif"))
+        .unwrap()
+        .len() as usize;
+    let tif = truncated_copy("testdata/tiff/geotiff_f32.tif", dir.path(), tif_len - 100);
+    let good = root().join("testdata/collections/yearly/tas_day_2000.nc");
+    let (_, texts) = finding_texts(&[good.to_str().unwrap(), &h5, &tif]);
+    let find = |s: &str| {
+        texts
+            .iter()
+            .find(|t| t.starts_with(s))
+            .unwrap_or_else(|| panic!("no finding for {s}: {texts:?}"))
+            .clone()
+    };
+    let t = find(&h5);
+    assert!(
+        t.contains(": truncated: its metadata needs ") && t.contains("but the file has 10 ("),
+        "{t}"
+    );
+    let t = find(&tif);
+    assert!(
+        t.contains(": truncated: its ") && t.contains(" (was the download interrupted?)"),
+        "{t}"
+    );
+}

@@ -123,6 +123,17 @@ impl<'a> Tiff<'a> {
         Ok((t, first))
     }
 
+    /// A range that runs past the end of the file (to byte `need`).
+    pub fn past_end(&self, what: String, need: u64, data: bool) -> ReadError {
+        ReadError::PastEnd {
+            url: self.url.clone(),
+            what,
+            need,
+            size: self.size,
+            data,
+        }
+    }
+
     pub fn corrupt(&self, what: impl Into<String>) -> ReadError {
         ReadError::Corrupt {
             url: self.url.clone(),
@@ -177,10 +188,14 @@ impl<'a> Tiff<'a> {
                 self.budget.set(left - len);
                 Ok(self.r.read_at(offset, len)?)
             }
-            _ => Err(self.corrupt(format!(
-                "{what} at offset {offset} ({len} bytes) runs past the end of the file ({} bytes): truncated or corrupt",
-                self.size
-            ))),
+            _ => Err(self.past_end(
+                format!(
+                    "{what} at offset {offset} ({len} bytes) runs past the end of the file ({} bytes): truncated or corrupt",
+                    self.size
+                ),
+                offset.saturating_add(len),
+                false,
+            )),
         }
     }
 

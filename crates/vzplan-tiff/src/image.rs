@@ -432,10 +432,14 @@ fn entries(
             cnt
         };
         if off.checked_add(len).is_none_or(|end| end > t.size) {
-            return Err(NotBuilt::File(t.corrupt(format!(
-                "{kind} {i} at offset {off} ({len} bytes) runs past the end of the file ({} bytes): truncated",
-                t.size
-            ))));
+            return Err(NotBuilt::File(t.past_end(
+                format!(
+                    "{kind} {i} at offset {off} ({len} bytes) runs past the end of the file ({} bytes): truncated",
+                    t.size
+                ),
+                off.saturating_add(len),
+                true,
+            )));
         }
         let index = if f.planar {
             vec![p, r, c]

@@ -88,6 +88,16 @@ pub enum ReadError {
     NotTiff { url: String, what: String },
     #[error("{url}: corrupt TIFF: {what}")]
     Corrupt { url: String, what: String },
+    /// A range the file points at runs past its end (`need` bytes of a file of `size`): the file
+    /// was cut short, or is corrupt. `data`: image data (strips, tiles), else directory entries.
+    #[error("{url}: corrupt TIFF: {what}")]
+    PastEnd {
+        url: String,
+        what: String,
+        need: u64,
+        size: u64,
+        data: bool,
+    },
     /// An I/O error (its Display already names the URL).
     #[error(transparent)]
     Io(#[from] IoError),

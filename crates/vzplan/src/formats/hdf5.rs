@@ -19,6 +19,10 @@ impl FormatReader for Hdf5 {
         vzplan_hdf5::read_layout(r).map_err(|e| {
             let past = match &e.source {
                 vzplan_hdf5::Error::Io(io) => words::past_end(io),
+                // A structure cut off by the end of a file small enough to be read whole.
+                vzplan_hdf5::Error::Truncated { need, have, .. } if *have as u64 == r.size() => {
+                    Some((*need as u64, r.size()))
+                }
                 _ => None,
             };
             FormatError::read_failed(r.url(), "its metadata", past, e)

@@ -17,11 +17,21 @@ impl FormatReader for Tiff {
 
     fn read(&self, r: &dyn RangeRead, _: &ReadOptions) -> Result<SourceLayout, FormatError> {
         vzplan_tiff::read_layout(r).map_err(|e| {
-            let past = match &e {
-                vzplan_tiff::ReadError::Io(io) => words::past_end(io),
-                _ => None,
+            let (past, part) = match &e {
+                vzplan_tiff::ReadError::Io(io) => (words::past_end(io), "its directory of images"),
+                vzplan_tiff::ReadError::PastEnd {
+                    need, size, data, ..
+                } => (
+                    Some((*need, *size)),
+                    if *data {
+                        "its image data"
+                    } else {
+                        "its directory of images"
+                    },
+                ),
+                _ => (None, "its directory of images"),
             };
-            FormatError::read_failed(r.url(), "its directory of images", past, e)
+            FormatError::read_failed(r.url(), part, past, e)
         })
     }
 }
