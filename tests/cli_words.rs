@@ -260,7 +260,11 @@ fn hdf5_and_tiff_files_cut_short_are_told_as_truncated() {
     let dir = tempfile::tempdir().unwrap();
     // An HDF5 file cut inside its superblock, and a TIFF cut inside its strips (the directory,
     // written first by tifffile here, is whole).
-    let h5 = truncated_copy("testdata/collections/yearly/tas_day_2001.nc", dir.path(), 10);
+    let h5 = truncated_copy(
+        "testdata/collections/yearly/tas_day_2001.nc",
+        dir.path(),
+        10,
+    );
     let tif_len = std::fs::metadata(root().join("testdata/tiff/geotiff_f32.tif"))
         .unwrap()
         .len() as usize;

@@ -17,6 +17,7 @@
 //! follows a corrupt length gets [`IoError::PastEnd`] instead of a huge allocation.
 
 pub mod remote;
+mod retry;
 mod secret;
 
 pub use remote::{canonical_url, is_url, IoOptions, Listed, ObjectReader};

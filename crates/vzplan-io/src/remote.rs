@@ -22,6 +22,7 @@
 //! `GOOGLE_SERVICE_ACCOUNT`, `GOOGLE_APPLICATION_CREDENTIALS`; `AZURE_STORAGE_ACCOUNT_NAME`,
 //! `AZURE_STORAGE_ACCOUNT_KEY`, …) through the builders' `from_env`, then [`IoOptions`] applies.
 
+use crate::retry::{classify, with_retries, Counters, Failure};
 use crate::{check_range, rfc3339_secs, CacheConfig, IoError, ObjectMeta, RangeRead, Stats};
 use bytes::Bytes;
 use futures::stream::{StreamExt, TryStreamExt};
@@ -30,7 +31,7 @@ use object_store::{
     ClientOptions, GetOptions, GetRange, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig,
 };
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -304,117 +305,6 @@ fn store_path(loc: &Loc, url: &str) -> Result<StorePath, IoError> {
         StorePath::parse(&loc.key)
     };
     p.map_err(|e| bad_url(url, &e.to_string()))
-}
-
-/// An attempt's failure, sorted into retry-or-not.
-enum Failure {
-    Transient(String),
-    Permanent(object_store::Error),
-}
-
-fn classify(e: object_store::Error) -> Failure {
-    use object_store::Error as E;
-    match e {
-        E::Generic { .. } | E::JoinError { .. } => Failure::Transient(e.to_string()),
-        e => Failure::Permanent(e),
-    }
-}
-
-/// Request counters shared by one object's reader.
-#[derive(Default)]
-struct Counters {
-    requests: AtomicU64,
-    bytes: AtomicU64,
-    retried: AtomicU64,
-}
-
-fn jitter_below(max: Duration) -> Duration {
-    // SplitMix64 over a shared counter seeded from the clock: cheap, good enough for jitter.
-    static STATE: AtomicU64 = AtomicU64::new(0);
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    let mut z = STATE
-        .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
-        .wrapping_add(seed);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    let nanos = max.as_nanos().min(u64::MAX as u128) as u64;
-    Duration::from_nanos(if nanos == 0 { 0 } else { z % nanos })
-}
-
-/// Backoff before retry number `attempt` (0-based): full jitter below `base * 2^attempt`, capped.
-fn backoff(opts: &IoOptions, attempt: u32) -> Duration {
-    let cap = opts
-        .backoff_base
-        .saturating_mul(1u32 << attempt.min(20))
-        .min(opts.backoff_max);
-    // At least a tenth of the cap, so a burst of failures does not retry in lockstep at once.
-    cap / 10 + jitter_below(cap - cap / 10)
-}
-
-/// Runs `op` with timeouts and retries; `what` names the request in errors.
-async fn with_retries<T, F, Fut>(
-    opts: &IoOptions,
-    counters: &Counters,
-    url: &str,
-    what: &str,
-    mut op: F,
-) -> Result<T, IoError>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, Failure>>,
-{
-    let mut attempt = 0u32;
-    loop {
-        counters.requests.fetch_add(1, Ordering::Relaxed);
-        let outcome = match tokio::time::timeout(opts.timeout, op()).await {
-            Ok(r) => r,
-            Err(_) => Err(Failure::Transient(format!(
-                "timed out after {:.1} s",
-                opts.timeout.as_secs_f64()
-            ))),
-        };
-        match outcome {
-            Ok(v) => return Ok(v),
-            Err(Failure::Permanent(e)) => return Err(permanent(url, e, opts.anon)),
-            Err(Failure::Transient(msg)) if attempt >= opts.retries => {
-                return Err(IoError::Remote {
-                    url: crate::redact(url),
-                    reason: format!("{what}: {msg} (gave up after {} attempts)", attempt + 1),
-                })
-            }
-            Err(Failure::Transient(_)) => {
-                counters.retried.fetch_add(1, Ordering::Relaxed);
-                tokio::time::sleep(backoff(opts, attempt)).await;
-                attempt += 1;
-            }
-        }
-    }
-}
-
-fn permanent(url: &str, e: object_store::Error, anon: bool) -> IoError {
-    use object_store::Error as E;
-    let reason = match &e {
-        E::NotFound { .. } => "no such object".to_string(),
-        E::PermissionDenied { .. } | E::Unauthenticated { .. } if anon => {
-            format!("access denied to an unsigned request ({e}); drop --anon and set the cloud's credential environment variables")
-        }
-        E::PermissionDenied { .. } => {
-            format!(
-                "access denied ({e}); check the credentials, or pass --anon for a public bucket"
-            )
-        }
-        E::Unauthenticated { .. } => {
-            format!("not authenticated ({e}); set the cloud's credential environment variables, or pass --anon")
-        }
-        _ => e.to_string(),
-    };
-    IoError::Remote {
-        url: crate::redact(url),
-        reason,
-    }
 }
 
 async fn get_range(
@@ -759,15 +649,5 @@ mod tests {
         assert_eq!(glob_prefix("*.nc"), Some(""));
         assert_eq!(glob_prefix("data/y*/a.nc"), Some("data"));
         assert_eq!(glob_prefix("data/a.nc"), None);
-    }
-
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        let o = IoOptions::default();
-        for a in 0..30 {
-            let b = backoff(&o, a);
-            assert!(b <= o.backoff_max, "{a}: {b:?}");
-        }
-        assert!(backoff(&o, 0) <= o.backoff_base);
     }
 }
