@@ -76,6 +76,8 @@ def main():
               f"JSON groups {groups}")
 
         if shutil.which("nccopy") is None:
+            # scripts/setup-tools.sh installs it; under CI its absence is a failure.
+            check(not os.environ.get("CI"), "nccopy not found (scripts/setup-tools.sh installs it)")
             print("batch report: nccopy not found; the loop was not run")
         elif not errors:
             r = run(["bash", "-c", want], cwd=tmp)

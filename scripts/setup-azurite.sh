@@ -6,6 +6,12 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/setup-python.sh"
 tools="$root/.tools/azurite"
+if ! command -v npm >/dev/null; then
+  # Every machine of this kind has Node.js; elsewhere take Debian's.
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
 if [ ! -x "$tools/node_modules/.bin/azurite-blob" ]; then
   mkdir -p "$tools"
   npm install --silent --no-audit --no-fund --prefix "$tools" azurite@3.37.0 >/dev/null

@@ -6,6 +6,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 bash scripts/setup-python.sh
+# The real writers' tools (GDAL, nccopy, h5repack), Chromium and azurite are installed by
+# scripts/setup-tools.sh, setup-chromium.sh and setup-azurite.sh below, each before its first use.
+bash scripts/setup-tools.sh
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check

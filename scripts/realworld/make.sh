@@ -10,17 +10,7 @@ root=$(cd "$here/../.." && pwd)
 py=${1:-$root/.venv/bin/python}
 out=$here/out
 
-need=()
-command -v gdal_translate >/dev/null || need+=(gdal-bin)
-command -v nccopy >/dev/null || need+=(netcdf-bin)
-command -v h5repack >/dev/null || need+=(hdf5-tools)
-/usr/bin/python3 -c 'import osgeo.gdal' 2>/dev/null || need+=(python3-gdal python3-numpy)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "make.sh: installing ${need[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+bash "$root/scripts/setup-tools.sh"
 
 rm -rf "$out"
 mkdir -p "$out/src" "$out/tiff" "$out/nc" "$out/h5"
