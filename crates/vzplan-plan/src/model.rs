@@ -35,6 +35,18 @@ pub struct SourceRef {
     pub mtime: Option<String>,
 }
 
+impl SourceRef {
+    /// The source a scanned file is: its URL and what identifies its version.
+    pub fn of(l: &vzplan_core::SourceLayout) -> Self {
+        SourceRef {
+            url: l.url.clone(),
+            size: l.size,
+            etag: l.etag.clone(),
+            mtime: l.mtime.clone(),
+        }
+    }
+}
+
 /// One chunk of a planned array: its grid key and its bytes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlannedChunk {

@@ -20,7 +20,6 @@ use crate::outputs::write::{self, Staged};
 use crate::{Error, ProgressSink};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use vzplan_core::SourceLayout;
 use vzplan_io::{IoOptions, ObjectMeta};
@@ -53,70 +52,39 @@ pub(crate) fn stage(
     layouts: &[SourceLayout],
     failures: &[ScanFailure],
 ) -> Result<(Staged, String), Error> {
-    let mut sum = Token::default();
     let staged = write::stage(path, |w| {
-        let mut w = Tee { w, sum: &mut sum };
         for l in layouts {
-            serde_json::to_writer(&mut w, l)?;
+            serde_json::to_writer(&mut *w, l)?;
             w.write_all(b"\n")?;
         }
         for f in failures {
             let line = serde_json::json!({"url": f.url, "error": f.error});
-            serde_json::to_writer(&mut w, &line)?;
+            serde_json::to_writer(&mut *w, &line)?;
             w.write_all(b"\n")?;
         }
         Ok(())
     })?;
-    Ok((staged, sum.token()))
+    let token = token_of(staged.path()).map_err(|source| Error::LayoutRead {
+        file: path.display().to_string(),
+        source,
+    })?;
+    Ok((staged, token))
 }
 
-/// A kept layouts file's token: its CRC-32 and length. It tells an append whether the file is
-/// the one the output was built with, not an integrity check against an adversary.
-#[derive(Default)]
-struct Token {
-    crc: crc32fast::Hasher,
-    len: u64,
-}
-
-impl Token {
-    fn update(&mut self, b: &[u8]) {
-        self.crc.update(b);
-        self.len += b.len() as u64;
-    }
-    fn token(&self) -> String {
-        format!("crc32:{:08x}:{}", self.crc.clone().finalize(), self.len)
-    }
-}
-
-/// The token of the file at `path` as it is now.
+/// A kept layouts file's token: its inode, length and modification time (nanoseconds). The
+/// staged file keeps all three when it is renamed into place, and a later run's file (a new
+/// temp file, renamed over it) differs, so an append tells whether the file is still the one it
+/// read with a `stat`, never reading it again. Not an integrity check against an adversary.
 pub(crate) fn token_of(path: &Path) -> std::io::Result<String> {
-    let mut f = std::fs::File::open(path)?;
-    let mut t = Token::default();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            return Ok(t.token());
-        }
-        t.update(&buf[..n]);
-    }
-}
-
-/// Writes through to `w`, summing what passes.
-struct Tee<'a, 'b> {
-    w: &'a mut dyn Write,
-    sum: &'b mut Token,
-}
-
-impl Write for Tee<'_, '_> {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        let n = self.w.write(b)?;
-        self.sum.update(&b[..n]);
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.w.flush()
-    }
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path)?;
+    Ok(format!(
+        "{}:{}:{}.{:09}",
+        m.ino(),
+        m.len(),
+        m.mtime(),
+        m.mtime_nsec()
+    ))
 }
 
 /// Appends the files of `new` to the collection whose layouts were kept at `kept`, writing
@@ -172,12 +140,7 @@ fn unchanged(old: Vec<SourceLayout>, io: &IoOptions) -> (Vec<SourceLayout>, Vec<
     let drift: Vec<Option<String>> = old
         .par_iter()
         .map(|l| {
-            let s = SourceRef {
-                url: l.url.clone(),
-                size: l.size,
-                etag: l.etag.clone(),
-                mtime: l.mtime.clone(),
-            };
+            let s = SourceRef::of(l);
             if !vzplan_io::is_url(&l.url) {
                 return crate::verify::drift(&s, io);
             }

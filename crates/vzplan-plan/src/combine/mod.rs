@@ -13,15 +13,7 @@ use vzplan_core::{ArrayLayout, ArrayProblem, ChunkEntry, SourceLayout};
 
 /// Sources, root attributes and nested groups of the output, from the ordered layouts.
 pub(crate) fn common_metadata(layouts: &[SourceLayout], p: &mut Plan) {
-    p.sources = layouts
-        .iter()
-        .map(|l| SourceRef {
-            url: l.url.clone(),
-            size: l.size,
-            etag: l.etag.clone(),
-            mtime: l.mtime.clone(),
-        })
-        .collect();
+    p.sources = layouts.iter().map(SourceRef::of).collect();
     p.attrs = layouts[0].attrs.clone();
     let mut seen_groups = std::collections::HashSet::new();
     for g in layouts.iter().flat_map(|l| &l.groups) {

@@ -207,6 +207,13 @@ pub struct Staged {
     target: PathBuf,
 }
 
+impl Staged {
+    /// Where the bytes are now: the temp file until [`commit`], else the target.
+    pub fn path(&self) -> &Path {
+        self.tmp.as_deref().unwrap_or(&self.target)
+    }
+}
+
 impl Drop for Staged {
     fn drop(&mut self) {
         if let Some(t) = self.tmp.take() {
