@@ -131,10 +131,11 @@ impl FilePart<'_> {
             let Some(key) = concat_key(e.index, self.k, offset, nblocks, &grid) else {
                 continue;
             };
-            let mut keep = block.clone();
-            if let (true, Some(r)) = (last, keep_last) {
+            let keep = keep_last.filter(|_| last).map(|r| {
+                let mut keep = block.clone();
                 keep[self.k] = r;
-            }
+                keep
+            });
             push_block(p, key, self.src, e.data, e.filter_mask, block, keep);
         }
     }

@@ -2,10 +2,11 @@
 //! stored block as one planned chunk (or a patch), a coordinate written inline.
 
 use crate::{ArrayPlan, Patch, PlannedChunk};
-use vzplan_core::{ArrayLayout, AxisEdges, ChunkData};
+use vzplan_core::{ArrayLayout, AxisEdges, ChunkData, ChunkEntry};
 
 /// Plans one stored block as a chunk; a block stored with filters skipped, or one of which only
-/// the leading `keep` sub-block belongs to the grid, becomes a [`Patch`] too.
+/// the leading `keep` sub-block belongs to the grid (`None`: all of it), becomes a [`Patch`] too.
+/// Called once per reference: nothing is allocated unless a patch is.
 pub(crate) fn push_block(
     p: &mut ArrayPlan,
     key: Vec<u64>,
@@ -13,17 +14,38 @@ pub(crate) fn push_block(
     data: ChunkData,
     filter_mask: u32,
     block: &[u64],
-    keep: Vec<u64>,
+    keep: Option<Vec<u64>>,
 ) {
-    if filter_mask != 0 || keep != block {
+    let keep = keep.filter(|k| k != block);
+    if filter_mask != 0 || keep.is_some() {
         p.patches.push(Patch {
             chunk: p.chunks.len(),
             skipped: filter_mask,
             stored: block.to_vec(),
-            keep,
+            keep: keep.unwrap_or_else(|| block.to_vec()),
         });
     }
     p.chunks.push(PlannedChunk { key, source, data });
+}
+
+/// Plans every block of one file's array inside its extent, whole, at its own grid key (after
+/// `lead`, the key of a new leading axis, when stacking).
+pub(crate) fn push_file(
+    p: &mut ArrayPlan,
+    a: &ArrayLayout,
+    source: usize,
+    entries: Vec<ChunkEntry>,
+    lead: Option<u64>,
+) {
+    let grid = a.chunks.grid_shape(&a.shape);
+    let inside = |e: &ChunkEntry| e.index.iter().zip(&grid).all(|(i, g)| i < g);
+    for e in entries.into_iter().filter(inside) {
+        let key = match lead {
+            Some(f) => std::iter::once(f).chain(e.index).collect(),
+            None => e.index,
+        };
+        push_block(p, key, source, e.data, e.filter_mask, &a.chunks.block, None);
+    }
 }
 
 pub(crate) fn base_plan(path: &str, a: &ArrayLayout) -> ArrayPlan {

@@ -1,6 +1,6 @@
 //! An array taken from one file, on its own regular grid.
 
-use super::place::{base_plan, inline_coord, push_block};
+use super::place::{base_plan, inline_coord, push_file};
 use crate::rules::{grid::validate, masks::check_masks_or_patch, padded::own_axis};
 use crate::{ArrayPlan, Finding};
 use vzplan_core::{ArrayLayout, ChunkEntry};
@@ -34,21 +34,6 @@ pub(crate) fn single_or_patch(
     }
     let mut p = base_plan(path, a);
     p.edges = (0..a.shape.len()).map(|i| own_axis(a, i)).collect();
-    let grid = a.chunks.grid_shape(&a.shape);
-    let block = &a.chunks.block;
-    for e in entries
-        .into_iter()
-        .filter(|e| e.index.iter().zip(&grid).all(|(i, g)| i < g))
-    {
-        push_block(
-            &mut p,
-            e.index,
-            src,
-            e.data,
-            e.filter_mask,
-            block,
-            block.clone(),
-        );
-    }
+    push_file(&mut p, a, src, entries, None);
     validate(&p, findings).then_some(p)
 }

@@ -1,6 +1,6 @@
 //! Files stacked along a new leading axis (`--stack-dim`), one chunk per file along it.
 
-use super::place::{base_plan, push_block};
+use super::place::{base_plan, push_file};
 use super::single::single_or_patch;
 use crate::rules::{grid::validate, masks::check_masks_or_patch, padded::own_axis};
 use crate::{ArrayPlan, Finding, PlannedChunk};
@@ -52,24 +52,13 @@ pub(crate) fn stacked(
         if !check_masks_or_patch(path, &layouts[src].url, &tables[src], patch, findings) {
             return None;
         }
-        let grid = a.chunks.grid_shape(&a.shape);
-        let block = &a.chunks.block;
-        for e in std::mem::take(&mut tables[src])
-            .into_iter()
-            .filter(|e| e.index.iter().zip(&grid).all(|(i, g)| i < g))
-        {
-            let mut key = e.index;
-            key.insert(0, f as u64);
-            push_block(
-                &mut p,
-                key,
-                src,
-                e.data,
-                e.filter_mask,
-                block,
-                block.clone(),
-            );
-        }
+        push_file(
+            &mut p,
+            a,
+            src,
+            std::mem::take(&mut tables[src]),
+            Some(f as u64),
+        );
     }
     validate(&p, findings).then_some(p)
 }
