@@ -3,7 +3,7 @@
 //! one more commit (a concurrent commit on the branch is a conflict, not a lost update).
 
 use crate::refs::RefsArgs;
-use crate::{exit_for, pipe, plan_options, progress, source, Common};
+use crate::{exit_for, pipe, plan_options, Common};
 use clap::Args;
 use vzplan::{BuildOptions, Error};
 
@@ -46,11 +46,7 @@ pub fn build(
         force: false,
         keep_layouts: kept.clone(),
     };
-    let term = progress::Terminal::new(common.scan.stats, common.scan.progress);
-    let report = match (&kept, append) {
-        (Some(k), true) => vzplan::append(k, &source(common)?, opts, &term)?,
-        _ => vzplan::build(&source(common)?, &opts, &term)?,
-    };
+    let report = crate::refs::build_or_append(common, opts, kept.as_deref(), append)?;
     let plan = &report.plan;
     let Some(c) = out.committed() else {
         return Ok(exit_for(plan));

@@ -3,7 +3,7 @@
 
 use crate::{exit_for, pipe, plan_options, progress, source, Common};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use vzplan::{BuildOptions, Error, RefsOutput};
 
 /// Where and how refs.json is written.
@@ -51,6 +51,20 @@ impl RefsArgs {
     }
 }
 
+/// Builds with `opts`, or, with `append`, extends the collection whose layouts are kept at `kept`.
+pub fn build_or_append(
+    common: &Common,
+    opts: BuildOptions,
+    kept: Option<&Path>,
+    append: bool,
+) -> Result<vzplan::BuildReport, Error> {
+    let term = progress::Terminal::new(common.scan.stats, common.scan.progress);
+    match (kept, append) {
+        (Some(k), true) => vzplan::append(k, &source(common)?, opts, &term),
+        _ => vzplan::build(&source(common)?, &opts, &term),
+    }
+}
+
 /// Builds (or, with `append`, extends) the collection at `args.output`.
 pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> {
     let Some(output) = args.output.clone() else {
@@ -79,11 +93,7 @@ pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> 
         force: args.force,
         keep_layouts: kept.clone(),
     };
-    let term = progress::Terminal::new(common.scan.stats, common.scan.progress);
-    let report = match (&kept, append) {
-        (Some(k), true) => vzplan::append(k, &source(common)?, opts, &term)?,
-        _ => vzplan::build(&source(common)?, &opts, &term)?,
-    };
+    let report = build_or_append(common, opts, kept.as_deref(), append)?;
     let plan = &report.plan;
     if args.json {
         let mut r = vzplan::report::json(plan);
