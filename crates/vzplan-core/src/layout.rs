@@ -53,6 +53,21 @@ pub struct ArrayProblem {
     /// What kind of problem, so the planner can say how to fix it.
     #[serde(default, skip_serializing_if = "ProblemKind::is_storage")]
     pub kind: ProblemKind,
+    /// The rewrite that makes it referenceable, when the reader knows one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<Rewrite>,
+}
+
+/// A tool and its options that rewrite a file into one vzplan can reference, and the tag of the
+/// new file's name; the planner adds the file and the output beside it:
+///
+/// ```json
+/// {"args": "gdal_translate -ot CFloat32", "tag": "cfloat32"}
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rewrite {
+    pub args: String,
+    pub tag: String,
 }
 
 impl ArrayProblem {
@@ -61,7 +76,17 @@ impl ArrayProblem {
             path: path.into(),
             reason: reason.into(),
             kind,
+            rewrite: None,
         }
+    }
+
+    /// With the rewrite (tool and options, and the new file's tag) that makes it referenceable.
+    pub fn rewrite(mut self, args: impl Into<String>, tag: impl Into<String>) -> Self {
+        self.rewrite = Some(Rewrite {
+            args: args.into(),
+            tag: tag.into(),
+        });
+        self
     }
 }
 

@@ -8,7 +8,7 @@
 //! ```
 
 use crate::display_file;
-use vzplan_core::{ArrayLayout, Codec, CodecId, DType, Format, Kind, ProblemKind};
+use vzplan_core::{ArrayLayout, ArrayProblem, Codec, CodecId, DType, Format, Kind, ProblemKind};
 
 /// The fix of a finding that means vzplan planned something wrong: never the files' fault.
 pub(crate) const REPORT_BUG: &str = "this is a bug in vzplan, not in your files: please report it with the output of `vzplan scan` for these files";
@@ -96,8 +96,10 @@ pub(crate) fn rechunk(t: Target, a: &ArrayLayout, block: &[u64]) -> String {
             t.command(&format!("h5repack -l {}", quote(&arg)), "rechunked")
         }
         Tool::Gdal => {
+            // Rows and columns are the last two axes (a layout file may say less: then 1).
             let n = block.len();
-            let (bh, bw) = (block[n.saturating_sub(2)], block[n.saturating_sub(1)]);
+            let at = |i: Option<usize>| i.and_then(|i| block.get(i)).copied().unwrap_or(1);
+            let (bh, bw) = (at(n.checked_sub(2)), at(n.checked_sub(1)));
             t.command(
                 &format!("gdal_translate -co TILED=YES -co BLOCKXSIZE={bw} -co BLOCKYSIZE={bh}"),
                 "rechunked",
@@ -192,26 +194,14 @@ pub(crate) fn refill(t: Target, path: &str, like: &ArrayLayout) -> String {
     }
 }
 
-/// What to do about an array the reader could not reference, by kind (`reason`: the reader's).
-pub(crate) fn for_problem(t: Target, path: &str, kind: ProblemKind, reason: &str) -> String {
+/// What to do about an array the reader could not reference: the reader's rewrite when it knows
+/// one, else what fits its kind.
+pub(crate) fn for_problem(t: Target, path: &str, pr: &ArrayProblem) -> String {
+    if let Some(r) = &pr.rewrite {
+        return format!("rewrite it: `{}`", t.command(&r.args, &r.tag));
+    }
     let f = t.file();
-    // HDF5's nbit filter packs values into fewer bits (a type of that precision): a filter to
-    // remove, not a type to convert.
-    let kind = match kind {
-        ProblemKind::DataType if reason.contains("precision") && t.tool() != Tool::Gdal => {
-            ProblemKind::Filter
-        }
-        k => k,
-    };
-    match (kind, t.tool()) {
-        (ProblemKind::DataType, Tool::Gdal) if reason.contains("complex") => format!(
-            "convert it to complex floats, e.g. `{}`",
-            t.command("gdal_translate -ot CFloat32", "cfloat32")
-        ),
-        (ProblemKind::Filter, Tool::Gdal) if reason.contains("Predictor 2") => format!(
-            "rewrite it with the floating-point predictor (read through imagecodecs_floatpred), `{}`, or without a predictor (`-co PREDICTOR=1`)",
-            t.command("gdal_translate -co COMPRESS=DEFLATE -co PREDICTOR=3", "floatpred")
-        ),
+    match (pr.kind, t.tool()) {
         (ProblemKind::Filter, Tool::Gdal) => {
             t.command("gdal_translate -co COMPRESS=DEFLATE", "deflate")
         }
@@ -228,7 +218,7 @@ pub(crate) fn for_problem(t: Target, path: &str, kind: ProblemKind, reason: &str
             t.command("gdal_translate -ot Float32", "float32")
         ),
         (ProblemKind::DataType, _) => format!(
-            "convert '{path}' in {f} to a numeric or string type, or plan the other variables only (list them with --var)"
+            "rewrite '{path}' in {f} with a data type Zarr has (whole-byte integers or floats, strings, or a packed record of numbers), or plan the other variables only (list them with --var)"
         ),
         (ProblemKind::Attribute, _) => format!(
             "the object itself is planned without this attribute; to keep it, rewrite the attribute in {f} as a number or string (`ncatted`, h5py)"
@@ -308,6 +298,24 @@ fn gdal_type(d: &DType) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tiff_rechunk_of_any_rank_names_rows_and_columns() {
+        let t = Target {
+            url: "file:///d/a.tif",
+            format: Format::Tiff,
+        };
+        let mut a: ArrayLayout = serde_json::from_value(serde_json::json!({
+            "path": "0", "dims": [], "shape": [],
+            "dtype": {"kind": "uint", "size": 1, "endian": "little"},
+            "chunks": {"block": [], "edges": "exact", "entries": []}
+        }))
+        .unwrap();
+        // A layout file can describe a TIFF array of rank 0: no panic, a command all the same.
+        assert!(rechunk(t, &a, &[]).contains("BLOCKXSIZE=1 -co BLOCKYSIZE=1"));
+        a.shape = vec![3, 64, 64];
+        assert!(rechunk(t, &a, &[1, 16, 32]).contains("BLOCKXSIZE=32 -co BLOCKYSIZE=16"));
+    }
 
     #[test]
     fn outputs_sit_beside_the_file_and_are_quoted() {

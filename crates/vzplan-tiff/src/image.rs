@@ -59,6 +59,13 @@ pub(crate) enum NotBuilt {
     File(ReadError),
     /// This image cannot be referenced exactly: an `ArrayProblem` of this kind.
     Problem(ProblemKind, String),
+    /// As `Problem`, and GDAL rewrites the file into one that can be (tool and options, and the
+    /// new file's tag; the planner adds the file and the output name).
+    Rewrite {
+        kind: ProblemKind,
+        reason: String,
+        rewrite: (&'static str, &'static str),
+    },
 }
 
 impl From<ReadError> for NotBuilt {
@@ -209,10 +216,16 @@ fn samples(t: &Tiff, ifd: &Ifd) -> Built<Samples> {
             problem!(DataType: "SampleFormat 4 (undefined) with {b}-bit samples is not supported")
         }
         (6, 64 | 128) => DType::new(Kind::Complex, (bps[0] / 8) as usize, endian),
-        (5, b) => problem!(DataType:
-            "complex integer samples (SampleFormat 5, {b} bits: GDAL's CInt{}) have no Zarr data type",
-            b / 2
-        ),
+        (5, b) => {
+            return Err(NotBuilt::Rewrite {
+                kind: ProblemKind::DataType,
+                reason: format!(
+                    "complex integer samples (SampleFormat 5, {b} bits: GDAL's CInt{}) have no Zarr data type; complex floats do",
+                    b / 2
+                ),
+                rewrite: ("gdal_translate -ot CFloat32", "cfloat32"),
+            })
+        }
         (6, b) => {
             problem!(DataType: "{b}-bit complex samples (SampleFormat 6) have no Zarr data type")
         }
@@ -266,10 +279,7 @@ fn format(t: &Tiff, ifd: &Ifd, s: &Samples, opts: &Options) -> Built<Format> {
         }
         _ => None,
     };
-    let codecs = match codecs_for(compression, predictor, s.dtype, chunky_spp, opts) {
-        Ok(c) => c,
-        Err(why) => return Err(NotBuilt::Problem(ProblemKind::Filter, why)),
-    };
+    let codecs = codecs_for(compression, predictor, s.dtype, chunky_spp, opts)?;
     Ok(Format {
         planar,
         compression,
@@ -534,29 +544,29 @@ fn codecs_for(
     dtype: DType,
     chunky_spp: u64,
     opts: &Options,
-) -> Result<Vec<Codec>, String> {
-    let needs_ic = |what: String| -> Result<(), String> {
+) -> Built<Vec<Codec>> {
+    let needs_ic = |what: String| -> Built<()> {
         if opts.imagecodecs {
             Ok(())
         } else {
-            Err(format!(
-                "{what} needs an imagecodecs Zarr codec, and imagecodecs codecs are disabled"
-            ))
+            problem!(Filter: "{what} needs an imagecodecs Zarr codec, and imagecodecs codecs are disabled")
         }
     };
     let mut out = Vec::new();
     match predictor {
         1 => {}
         2 if compression == 1 => {
-            return Err("Predictor 2 without compression is not supported".into());
+            problem!(Filter: "Predictor 2 without compression is not supported");
         }
         2 => {
             if dtype.kind == Kind::Float {
                 // libtiff differences the samples' bit patterns as integers; imagecodecs_delta
                 // would difference float values, so no codec chain reads this back.
-                return Err(
-                    "Predictor 2 (horizontal differencing) on floating-point samples has no Zarr codec: libtiff differences their bit patterns as integers".into(),
-                );
+                return Err(NotBuilt::Rewrite {
+                    kind: ProblemKind::Filter,
+                    reason: "Predictor 2 (horizontal differencing) on floating-point samples has no Zarr codec: libtiff differences their bit patterns as integers; imagecodecs_floatpred reads the floating-point predictor".into(),
+                    rewrite: ("gdal_translate -co COMPRESS=DEFLATE -co PREDICTOR=3", "floatpred"),
+                });
             }
             needs_ic("Predictor 2 (horizontal differencing)".into())?;
             let axis = if chunky_spp > 1 { -2 } else { -1 };
@@ -568,12 +578,10 @@ fn codecs_for(
         }
         3 => {
             if dtype.kind != Kind::Float || chunky_spp > 1 || dtype.endian != Endian::Little {
-                return Err(
-                    "Predictor 3 (floating point) is supported for little-endian single-sample float images only".into(),
-                );
+                problem!(Filter: "Predictor 3 (floating point) is supported for little-endian single-sample float images only");
             }
             if compression == 1 {
-                return Err("Predictor 3 without compression is not supported".into());
+                problem!(Filter: "Predictor 3 without compression is not supported");
             }
             needs_ic("Predictor 3 (floating point)".into())?;
             // Replaces `bytes`: the predictor differences and byte-shuffles whole rows.
@@ -583,7 +591,7 @@ fn codecs_for(
                 json!({"axis": -1, "dist": 1}),
             ));
         }
-        p => return Err(format!("Predictor {p} has no Zarr codec")),
+        p => problem!(Filter: "Predictor {p} has no Zarr codec"),
     }
     match compression {
         1 => {}
@@ -621,16 +629,16 @@ fn codecs_for(
             ));
         }
         6 | 7 | 33003..=33005 | 34712 | 34887 | 34933 | 34934 | 22610 | 50001 | 50002 | 52546 => {
-            return Err(format!(
+            problem!(Filter:
                 "compression {} decodes only with an imagecodecs array-to-bytes codec, which the codec chain model cannot express",
                 compression_name(compression)
-            ));
+            );
         }
         c => {
-            return Err(format!(
+            problem!(Filter:
                 "compression {} has no Zarr v3 codec zarr-python can read",
                 compression_name(c)
-            ))
+            )
         }
     }
     Ok(out)

@@ -320,6 +320,14 @@ fn place(
             problems.push(ArrayProblem::new(name, kind, reason));
             Ok(None)
         }
+        Err(image::NotBuilt::Rewrite {
+            kind,
+            reason,
+            rewrite,
+        }) => {
+            problems.push(ArrayProblem::new(name, kind, reason).rewrite(rewrite.0, rewrite.1));
+            Ok(None)
+        }
         Err(image::NotBuilt::File(e)) => Err(e),
     }
 }

@@ -95,6 +95,12 @@ fn complex_integers_are_a_data_type_problem() {
     let why = &l.problems[0].reason;
     assert!(why.contains("CInt16"), "{why}");
     assert_eq!(l.problems[0].kind, vzplan_core::ProblemKind::DataType);
+    // The reader knows the rewrite; the planner names the file and the output.
+    let r = l.problems[0].rewrite.as_ref().expect("a rewrite");
+    assert_eq!(
+        (r.args.as_str(), r.tag.as_str()),
+        ("gdal_translate -ot CFloat32", "cfloat32")
+    );
 }
 
 #[test]

@@ -113,7 +113,7 @@ pub(crate) fn unsupported_finding(l: &SourceLayout, path: &str, pr: &ArrayProble
     Finding::error(FindingKind::Unsupported, pr.reason.clone())
         .file(&l.url)
         .array(path)
-        .fix(fix::for_problem(t, path, pr.kind, &pr.reason))
+        .fix(fix::for_problem(t, path, pr))
 }
 
 /// An array without the concat dimension: taken from the majority's file; the others must agree.
