@@ -50,22 +50,18 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
 }
 
 /// A key used twice, if any. Chunks usually come in key order, checked in one pass; otherwise
-/// their positions are sorted by key (4 bytes a chunk, where a map of keys took ~40 at 10^7).
+/// their positions are sorted by key (8 bytes a chunk, where a map of keys took ~40).
 fn repeated(p: &ArrayPlan) -> Option<&[u64]> {
     let c = &p.chunks;
     if c.windows(2).all(|w| w[0].key < w[1].key) {
         return None;
     }
-    let mut order: Vec<u32> = match u32::try_from(c.len()) {
-        Ok(n) => (0..n).collect(),
-        // Beyond 4·10^9 chunks: a plan that large is not held in memory anyway.
-        Err(_) => return c.first().map(|x| x.key.as_slice()),
-    };
-    order.sort_unstable_by(|&a, &b| c[a as usize].key.cmp(&c[b as usize].key));
+    let mut order: Vec<usize> = (0..c.len()).collect();
+    order.sort_unstable_by(|&a, &b| c[a].key.cmp(&c[b].key));
     order
         .windows(2)
-        .find(|w| c[w[0] as usize].key == c[w[1] as usize].key)
-        .map(|w| c[w[0] as usize].key.as_slice())
+        .find(|w| c[w[0]].key == c[w[1]].key)
+        .map(|w| c[w[0]].key.as_slice())
 }
 
 #[cfg(test)]
