@@ -18,7 +18,7 @@
 
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap};
-use vzplan_plan::{display_file, Finding, FindingKind, Plan, Severity};
+use vzplan_plan::{display_file, shell_quote, Finding, FindingKind, Plan, Severity};
 
 /// Where a file's own path and stem sat in a finding's words.
 const PATH: &str = "\u{0}PATH\u{0}";
@@ -242,16 +242,6 @@ fn replace_stem_words(cmd: &str, stem: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// A shell word for `s`: as is when it has only safe characters, else single-quoted.
-fn shell_quote(s: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c);
-    if !s.is_empty() && s.chars().all(safe) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 /// `dir/prefix*suffix` over `files` (one directory), and the other files it matches: of `known`

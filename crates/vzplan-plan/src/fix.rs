@@ -41,7 +41,7 @@ impl Target<'_> {
 
     /// The file as a shell word.
     pub fn file(&self) -> String {
-        quote(&display_file(self.url))
+        shell_quote(&display_file(self.url))
     }
 
     /// A new file beside it: `dir/name.TAG.ext`, as a shell word.
@@ -52,7 +52,7 @@ impl Target<'_> {
             Some(dot) if dot > 0 => format!("{}.{tag}{}", &f[..slash + dot], &f[slash + dot..]),
             _ => format!("{f}.{tag}"),
         };
-        quote(&out)
+        shell_quote(&out)
     }
 
     /// `tool … FILE OUTPUT`.
@@ -68,8 +68,9 @@ fn is_netcdf_name(url: &str) -> bool {
         .any(|e| lower.ends_with(e))
 }
 
-/// Single-quotes a word for a POSIX shell unless it is plainly safe.
-fn quote(s: &str) -> String {
+/// Single-quotes a word for a POSIX shell unless it is plainly safe (shared with the reports'
+/// shell loops).
+pub fn shell_quote(s: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "_./:-+=,@%".contains(c);
     if !s.is_empty() && s.chars().all(safe) {
         s.to_string()
@@ -93,7 +94,7 @@ pub(crate) fn rechunk(t: Target, a: &ArrayLayout, block: &[u64]) -> String {
         Tool::H5repack => {
             let b: Vec<String> = block.iter().map(u64::to_string).collect();
             let arg = format!("{}:CHUNK={}", a.path, b.join("x"));
-            t.command(&format!("h5repack -l {}", quote(&arg)), "rechunked")
+            t.command(&format!("h5repack -l {}", shell_quote(&arg)), "rechunked")
         }
         Tool::Gdal => {
             // Rows and columns are the last two axes (a layout file may say less: then 1).
@@ -141,7 +142,7 @@ pub(crate) fn recompress(t: Target, path: &str, like: &[Codec]) -> String {
             }
             let args: Vec<String> = f
                 .iter()
-                .map(|x| format!("-f {}", quote(&format!("{path}:{x}"))))
+                .map(|x| format!("-f {}", shell_quote(&format!("{path}:{x}"))))
                 .collect();
             t.command(&format!("h5repack {}", args.join(" ")), "recompressed")
         }
@@ -162,7 +163,7 @@ pub(crate) fn retype(t: Target, path: &str, dtype: &DType) -> String {
         _ => match nco_type(dtype) {
             Some(f) => {
                 let expr = format!("{path}={f}({path})");
-                t.command(&format!("ncap2 -s {}", quote(&expr)), "retyped")
+                t.command(&format!("ncap2 -s {}", shell_quote(&expr)), "retyped")
             }
             None => format!(
                 "rewrite '{path}' in {} as {} like the other files",
@@ -182,7 +183,7 @@ pub(crate) fn refill(t: Target, path: &str, like: &ArrayLayout) -> String {
     match (value, nco_code(&like.dtype)) {
         (Some(v), Some(code)) if t.tool() != Tool::Gdal => {
             let arg = format!("_FillValue,{path},o,{code},{v}");
-            t.command(&format!("ncatted -a {}", quote(&arg)), "refilled")
+            t.command(&format!("ncatted -a {}", shell_quote(&arg)), "refilled")
         }
         (Some(v), _) => t.command(&format!("gdal_translate -a_nodata {v}"), "refilled"),
         (None, _) => format!(
@@ -206,8 +207,8 @@ pub(crate) fn for_problem(t: Target, path: &str, pr: &ArrayProblem) -> String {
             t.command("gdal_translate -co COMPRESS=DEFLATE", "deflate")
         }
         (ProblemKind::Filter, _) => {
-            let arg = quote(&format!("{path}:NONE"));
-            let gz = quote(&format!("{path}:GZIP=4"));
+            let arg = shell_quote(&format!("{path}:NONE"));
+            let gz = shell_quote(&format!("{path}:GZIP=4"));
             format!(
                 "rewrite it without that filter, e.g. `h5repack -f {arg} {f} {}` (or `-f {gz}` to keep it compressed with zlib)",
                 t.output("unfiltered")
@@ -234,13 +235,13 @@ pub(crate) fn for_problem(t: Target, path: &str, pr: &ArrayProblem) -> String {
             let new = path.replace('/', "_");
             format!(
                 "rename it, e.g. `{}`, or pass another --stack-dim name",
-                t.command(&format!("ncrename -v {}", quote(&format!("{path},{new}"))), "renamed")
+                t.command(&format!("ncrename -v {}", shell_quote(&format!("{path},{new}"))), "renamed")
             )
         }
         (ProblemKind::Storage, Tool::Gdal) => t.command("gdal_translate -co TILED=YES", "tiled"),
         (ProblemKind::Storage, Tool::Nccopy) => t.command("nccopy -k nc4", "rewritten"),
         (ProblemKind::Storage, Tool::H5repack) => {
-            t.command(&format!("h5repack -l {}", quote(&format!("{path}:CONTI"))), "rewritten")
+            t.command(&format!("h5repack -l {}", shell_quote(&format!("{path}:CONTI"))), "rewritten")
         }
     }
 }

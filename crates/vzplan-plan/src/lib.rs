@@ -25,6 +25,7 @@ mod combine;
 mod dedupe;
 pub mod finding;
 mod fix;
+pub use fix::shell_quote;
 pub mod model;
 pub mod mosaic;
 mod order;
