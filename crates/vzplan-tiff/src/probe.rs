@@ -200,12 +200,36 @@ fn jpeg_frame_len(d: &[u8]) -> Option<u64> {
 }
 
 /// The decoded length of ZSTD frames that do not record it (GDAL writes such frames): decoded,
-/// streamed into nothing, at most `limit` bytes.
+/// streamed into nothing, at most `limit` bytes. The decoder reserves the frame's declared window
+/// up front, so a window above what a strip can need (a few bytes may declare 100 MiB) is not
+/// decoded.
 fn zstd_len(data: &[u8], limit: u64) -> Option<u64> {
+    if zstd_window(data)? > limit.max(MAX_ZSTD_WINDOW) {
+        return None;
+    }
     let mut src = data;
     let dec = ruzstd::decoding::StreamingDecoder::new(&mut src).ok()?;
     let mut dec = dec.take(limit);
     std::io::copy(&mut dec, &mut std::io::sink()).ok()
+}
+
+/// The largest ZSTD window decoded to measure a strip when the strip itself is smaller (zstd
+/// picks windows of 512 KiB to 8 MiB at the levels GDAL uses, whatever the input's size).
+const MAX_ZSTD_WINDOW: u64 = 8 << 20;
+
+/// A ZSTD frame's window size (RFC 8878 3.1.1.1.2), from its header; `None` when the header is
+/// not a frame's or says a single segment (whose size is its content size).
+fn zstd_window(d: &[u8]) -> Option<u64> {
+    if d.get(0..4)? != [0x28, 0xB5, 0x2F, 0xFD] {
+        return None;
+    }
+    let fhd = *d.get(4)?;
+    if (fhd >> 5) & 1 == 1 {
+        return None;
+    }
+    let wd = *d.get(5)?;
+    let base = 1u64 << (10 + u32::from(wd >> 3));
+    Some(base + (base / 8) * u64::from(wd & 7))
 }
 
 fn zstd_content_size(d: &[u8]) -> Option<u64> {
@@ -279,6 +303,21 @@ fn xz_uncompressed_size(d: &[u8]) -> Option<u64> {
         total = total.checked_add(varint(&mut at)?)?;
     }
     Some(total)
+}
+
+#[cfg(test)]
+mod zstd_tests {
+    use super::*;
+
+    #[test]
+    fn a_zstd_frame_declaring_a_huge_window_is_not_decoded() {
+        // Deliberately forged: magic, a descriptor with no content size and not single-segment,
+        // and a window descriptor of 2^(10+30) bytes, then garbage.
+        let frame = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 30 << 3, 0, 0, 0];
+        assert_eq!(zstd_window(&frame), Some(1 << 40));
+        assert_eq!(zstd_len(&frame, 4096), None);
+        assert_eq!(decoded_len(50000, &frame, 4096), None);
+    }
 }
 
 #[cfg(test)]
