@@ -30,6 +30,15 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// The finding about `file` among `texts`.
+fn finding_for(texts: &[String], file: &str) -> String {
+    texts
+        .iter()
+        .find(|t| t.starts_with(file))
+        .unwrap_or_else(|| panic!("no finding for {file}: {texts:?}"))
+        .clone()
+}
+
 /// The findings' texts of `vzplan plan --json` over `inputs`.
 fn finding_texts(inputs: &[&str]) -> (i32, Vec<String>) {
     let mut args = vec!["plan", "--json"];
@@ -87,13 +96,7 @@ fn bad_files_are_told_in_plain_words() {
         &sub,
     ]);
     assert_eq!(code, 3, "{texts:?}");
-    let find = |s: &str| {
-        texts
-            .iter()
-            .find(|t| t.starts_with(s))
-            .unwrap_or_else(|| panic!("no finding for {s}: {texts:?}"))
-            .clone()
-    };
+    let find = |s: &str| finding_for(&texts, s);
     let t = find(&nc4);
     assert!(
         t.contains(": truncated: its metadata needs ")
@@ -271,13 +274,7 @@ fn hdf5_and_tiff_files_cut_short_are_told_as_truncated() {
     let tif = truncated_copy("testdata/tiff/geotiff_f32.tif", dir.path(), tif_len - 100);
     let good = root().join("testdata/collections/yearly/tas_day_2000.nc");
     let (_, texts) = finding_texts(&[good.to_str().unwrap(), &h5, &tif]);
-    let find = |s: &str| {
-        texts
-            .iter()
-            .find(|t| t.starts_with(s))
-            .unwrap_or_else(|| panic!("no finding for {s}: {texts:?}"))
-            .clone()
-    };
+    let find = |s: &str| finding_for(&texts, s);
     let t = find(&h5);
     assert!(
         t.contains(": truncated: its metadata needs ") && t.contains("but the file has 10 ("),
