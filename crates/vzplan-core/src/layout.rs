@@ -1,6 +1,7 @@
 //! What a format reader reports about one file: [`SourceLayout`] → [`ArrayLayout`] → [`ChunkTable`].
 
 use crate::dtype::DType;
+use crate::{ChunkList, DataRef};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -254,7 +255,7 @@ pub struct ChunkTable {
     #[serde(default)]
     pub splittable: bool,
     /// Allocated blocks, in row-major order of `index`.
-    pub entries: Vec<ChunkEntry>,
+    pub entries: ChunkList,
 }
 
 impl ChunkTable {
@@ -335,9 +336,9 @@ impl ArrayLayout {
         self.chunks
             .entries
             .iter()
-            .map(|e| match &e.data {
-                ChunkData::Ref { length, .. } => *length,
-                ChunkData::Inline(d) => d.len() as u64,
+            .map(|e| match e.data {
+                DataRef::Ref { length, .. } => length,
+                DataRef::Inline(d) => d.len() as u64,
             })
             .sum()
     }
@@ -416,7 +417,8 @@ mod tests {
                         data: ChunkData::Inline(vec![1, 2, 3]),
                         filter_mask: 2,
                     },
-                ],
+                ]
+                .into(),
             },
             values: None,
             fields: Vec::new(),

@@ -8,11 +8,13 @@
 //! Layouts serialize to JSON (one line per file in `vzplan scan` output), so scanning can be sharded
 //! across machines and planned later without touching the sources.
 
+pub mod chunks;
 pub mod codecs;
 pub mod dtype;
 pub mod grid;
 pub mod layout;
 
+pub use chunks::{Chunk, ChunkList, DataRef, RankMismatch};
 pub use codecs::CodecId;
 pub use dtype::{DType, Endian, Kind};
 pub use grid::{edges_from_json, edges_to_json, AxisEdges, GridError};

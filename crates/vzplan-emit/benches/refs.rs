@@ -7,8 +7,8 @@
 //! Not run in CI (compiled by `--all-targets`); figures go to the README ("Measured").
 
 use divan::counter::ItemsCount;
-use vzplan_core::{AxisEdges, ChunkData, Codec, DType, Endian, Kind};
-use vzplan_plan::{ArrayPlan, Plan, PlannedChunk, SourceRef};
+use vzplan_core::{AxisEdges, ChunkData, ChunkList, Codec, DType, Endian, Kind};
+use vzplan_plan::{ArrayPlan, Plan, SourceRef};
 
 fn main() {
     divan::main();
@@ -18,18 +18,16 @@ const FILES: u64 = 1000;
 
 fn plan(n: u64) -> Plan {
     let per_file = n / FILES;
-    let chunks = (0..FILES)
-        .flat_map(|f| {
-            (0..per_file).map(move |t| PlannedChunk {
-                key: vec![f, t, 0, 0],
-                source: f as usize,
-                data: ChunkData::Ref {
-                    offset: 8192 + t * 700,
-                    length: 600 + (t * 37 + f) % 200,
-                },
-            })
-        })
-        .collect();
+    let mut chunks = ChunkList::with_capacity(4, (FILES * per_file) as usize);
+    for f in 0..FILES {
+        for t in 0..per_file {
+            let data = ChunkData::Ref {
+                offset: 8192 + t * 700,
+                length: 600 + (t * 37 + f) % 200,
+            };
+            chunks.push(&[f, t, 0, 0], f as usize, data, 0);
+        }
+    }
     let tas = ArrayPlan {
         path: "tas".into(),
         dims: vec!["member".into(), "time".into(), "lat".into(), "lon".into()],

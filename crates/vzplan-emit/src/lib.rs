@@ -24,7 +24,7 @@ pub mod zarr;
 use base64::Engine;
 use std::io::{self, Write};
 use std::path::Path;
-use vzplan_core::ChunkData;
+use vzplan_core::DataRef;
 use vzplan_plan::{ArrayPlan, Plan};
 
 #[derive(Debug, thiserror::Error)]
@@ -133,13 +133,13 @@ fn write_array(
         line.clear();
         line.push_str(",\n");
         line.push_str(prefix);
-        for &k in &c.key {
+        for &k in c.index {
             line.push('/');
             line.push_str(num.format(k));
         }
         line.push_str("\":");
-        match &c.data {
-            ChunkData::Ref { offset, length } => {
+        match c.data {
+            DataRef::Ref { offset, length } => {
                 let url = urls.get(c.source).ok_or_else(|| {
                     io::Error::other(format!(
                         "{}: chunk names source {} of {}",
@@ -151,12 +151,12 @@ fn write_array(
                 line.push('[');
                 line.push_str(url);
                 line.push(',');
-                line.push_str(num.format(*offset));
+                line.push_str(num.format(offset));
                 line.push(',');
-                line.push_str(num.format(*length));
+                line.push_str(num.format(length));
                 line.push(']');
             }
-            ChunkData::Inline(bytes) => {
+            DataRef::Inline(bytes) => {
                 line.push_str("\"base64:");
                 b64.encode_string(bytes, &mut line);
                 line.push('"');

@@ -1,7 +1,16 @@
 use super::*;
 use serde_json::{json, Value};
-use vzplan_core::{AxisEdges, Codec, DType, Endian, Kind};
-use vzplan_plan::{PlannedChunk, SourceRef};
+use vzplan_core::{AxisEdges, ChunkData, ChunkList, Codec, DType, Endian, Kind};
+use vzplan_plan::SourceRef;
+
+/// A chunk list of (key, source, data).
+fn chunks(list: Vec<(&[u64], usize, ChunkData)>) -> ChunkList {
+    let mut c = ChunkList::new();
+    for (key, source, data) in list {
+        c.push(key, source, data, 0);
+    }
+    c
+}
 
 fn plan() -> Plan {
     let tas = ArrayPlan {
@@ -13,21 +22,17 @@ fn plan() -> Plan {
         attrs: serde_json::Map::new(),
         codecs: vec![Codec::shuffle(4), Codec::zlib(4)],
         edges: vec![AxisEdges::from(vec![366, 365]), AxisEdges::from(vec![2, 2])],
-        chunks: vec![
-            PlannedChunk {
-                key: vec![0, 0],
-                source: 0,
-                data: ChunkData::Ref {
+        chunks: chunks(vec![
+            (
+                &[0, 0],
+                0,
+                ChunkData::Ref {
                     offset: 10,
                     length: 20,
                 },
-            },
-            PlannedChunk {
-                key: vec![1, 1],
-                source: 1,
-                data: ChunkData::Inline(vec![1, 2, 3]),
-            },
-        ],
+            ),
+            (&[1, 1], 1, ChunkData::Inline(vec![1, 2, 3])),
+        ]),
         files: 2,
         values: None,
         patches: vec![],
@@ -43,11 +48,7 @@ fn plan() -> Plan {
         attrs: serde_json::Map::new(),
         codecs: vec![],
         edges: vec![AxisEdges::from(vec![731])],
-        chunks: vec![PlannedChunk {
-            key: vec![0],
-            source: 0,
-            data: ChunkData::Inline(t.clone()),
-        }],
+        chunks: chunks(vec![(&[0], 0, ChunkData::Inline(t.clone()))]),
         files: 2,
         values: Some(t),
         patches: vec![],
@@ -169,16 +170,14 @@ fn html_stays_small_for_any_number_of_chunks() {
         lat.push(1 + i % 2);
     }
     tas.edges = vec![AxisEdges::regular(1 << 40, 1), lat];
-    tas.chunks = (0..100_000u64)
-        .map(|i| PlannedChunk {
-            key: vec![i * 2, 0],
-            source: (i % 2) as usize,
-            data: ChunkData::Ref {
-                offset: 10,
-                length: 20,
-            },
-        })
-        .collect();
+    tas.chunks = ChunkList::new();
+    for i in 0..100_000u64 {
+        let data = ChunkData::Ref {
+            offset: 10,
+            length: 20,
+        };
+        tas.chunks.push(&[i * 2, 0], (i % 2) as usize, data, 0);
+    }
     p.concat_dim = Some("time".into());
     let h = html::page(&p);
     assert!(h.len() < 2 << 20, "{} bytes", h.len());
@@ -216,7 +215,11 @@ fn no_templates_writes_full_urls_and_nothing_else_changes() {
     }
     // A chunk naming a source the plan does not have is an error, not a dangling reference.
     let mut bad = plan();
-    bad.arrays[0].chunks[0].source = 7;
+    let data = ChunkData::Ref {
+        offset: 10,
+        length: 20,
+    };
+    bad.arrays[0].chunks = chunks(vec![(&[0, 0], 7, data)]);
     let mut sink = Vec::new();
     assert!(write_refs_with(&bad, RefsOptions { templates: false }, &mut sink).is_err());
 }
@@ -241,14 +244,11 @@ fn chunk_keys_are_quoted_as_whole_keys() {
     let mut p = plan();
     let path = "g/\"q\\\u{1}\té";
     p.arrays[0].path = path.into();
-    p.arrays[0].chunks.push(PlannedChunk {
-        key: vec![12_345_678_901, 0],
-        source: 1,
-        data: ChunkData::Ref {
-            offset: u64::MAX,
-            length: 0,
-        },
-    });
+    let data = ChunkData::Ref {
+        offset: u64::MAX,
+        length: 0,
+    };
+    p.arrays[0].chunks.push(&[12_345_678_901, 0], 1, data, 0);
     let mut buf = Vec::new();
     write_refs(&p, &mut buf).unwrap();
     let text = String::from_utf8(buf.clone()).unwrap();

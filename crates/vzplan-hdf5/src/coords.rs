@@ -8,7 +8,7 @@ use crate::ctx::Ctx;
 use crate::dataset::MAX_VALUES;
 use crate::messages::{Filter, Layout};
 use std::io::Read;
-use vzplan_core::{ArrayLayout, ChunkData};
+use vzplan_core::{ArrayLayout, DataRef};
 
 pub fn values(ctx: &Ctx, a: &ArrayLayout, lay: &Layout, filters: &[Filter]) -> Option<Vec<u8>> {
     let n = *a.shape.first()?;
@@ -35,8 +35,8 @@ pub fn values(ctx: &Ctx, a: &ArrayLayout, lay: &Layout, filters: &[Filter]) -> O
     }
     for e in &a.chunks.entries {
         let (off, len) = match e.data {
-            ChunkData::Ref { offset, length } => (offset, length),
-            ChunkData::Inline(_) => return None,
+            DataRef::Ref { offset, length } => (offset, length),
+            DataRef::Inline(_) => return None,
         };
         if len > 4 * MAX_VALUES {
             return None;

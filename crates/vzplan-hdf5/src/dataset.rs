@@ -274,7 +274,8 @@ fn chunk_table(
                     index: vec![0u64; shape.len()],
                     data: ChunkData::Inline(data[..nbytes as usize].to_vec()),
                     filter_mask: 0,
-                }],
+                }]
+                .into(),
             })
         }
         Layout::Contiguous { addr, size } => {
@@ -317,7 +318,7 @@ fn chunk_table(
                 block: chunk.clone(),
                 edges: EdgeStorage::Padded,
                 splittable: false,
-                entries,
+                entries: entries.into(),
             })
         }
     }
@@ -359,7 +360,7 @@ fn contiguous_table(
         block: shape.to_vec(),
         edges: EdgeStorage::Exact,
         splittable: filters.is_empty(),
-        entries,
+        entries: entries.into(),
     })
 }
 

@@ -10,7 +10,9 @@ use crate::coords;
 use crate::ctx::Ctx;
 use crate::heap::GlobalHeaps;
 use crate::messages::{Filter, Layout};
-use vzplan_core::{ChunkData, ChunkEntry, ChunkTable, Codec, CodecId, CodecStage, EdgeStorage};
+use vzplan_core::{
+    ChunkData, ChunkEntry, ChunkTable, Codec, CodecId, CodecStage, DataRef, EdgeStorage,
+};
 
 /// Largest inline text per array (encoded bytes).
 pub const MAX_TEXT: usize = 16 << 20;
@@ -73,7 +75,7 @@ pub fn inline(
         block: shape.to_vec(),
         edges: EdgeStorage::Exact,
         splittable: false,
-        entries,
+        entries: entries.into(),
     })
 }
 
@@ -109,9 +111,9 @@ fn heap_ids(
         .ok_or("chunks of heap IDs too large")?;
     for e in &table.entries {
         let (off, len) = match e.data {
-            ChunkData::Ref { offset, length } => (offset, length),
-            ChunkData::Inline(ref d) => {
-                place(&mut out, d, &e.index, block, shape, esize)?;
+            DataRef::Ref { offset, length } => (offset, length),
+            DataRef::Inline(d) => {
+                place(&mut out, d, e.index, block, shape, esize)?;
                 continue;
             }
         };
@@ -125,7 +127,7 @@ fn heap_ids(
         let dec = coords::decode(raw, filters, e.filter_mask, esize, block_bytes).ok_or(
             "variable-length strings through a filter other than deflate, shuffle, fletcher32",
         )?;
-        place(&mut out, &dec, &e.index, block, shape, esize)?;
+        place(&mut out, &dec, e.index, block, shape, esize)?;
     }
     Ok(out)
 }

@@ -3,7 +3,7 @@
 
 mod chunks_common;
 use chunks_common::*;
-use vzplan_core::ChunkData;
+use vzplan_core::DataRef;
 
 #[test]
 fn read_layout_matches_oracle() {
@@ -31,7 +31,7 @@ fn read_layout_matches_oracle() {
             assert_eq!(e.index, index, "{}", f.name);
             assert_eq!(
                 e.data,
-                ChunkData::Ref {
+                DataRef::Ref {
                     offset: x.addr,
                     length: x.size
                 },

@@ -4,7 +4,7 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use vzplan_core::{ArrayLayout, ChunkData, Codec, SourceLayout};
+use vzplan_core::{ArrayLayout, Codec, DataRef, SourceLayout};
 
 const FIXTURES: &[&str] = &[
     "h5_earliest.h5",
@@ -120,8 +120,8 @@ fn check_chunk_refs(ctx: &str, a: &ArrayLayout, want: &Value) {
                 .map(|(i, b)| i * b)
                 .collect();
             match e.data {
-                ChunkData::Ref { offset, length } => (off, offset, length, e.filter_mask),
-                ChunkData::Inline(_) => panic!("{ctx}: inline chunk"),
+                DataRef::Ref { offset, length } => (off, offset, length, e.filter_mask),
+                DataRef::Inline(_) => panic!("{ctx}: inline chunk"),
             }
         })
         .collect();
@@ -225,7 +225,7 @@ fn check(name: &str) {
                     .map(|v| v.as_str().unwrap())
                     .collect();
                 assert_eq!(a.chunks.entries.len(), 1, "{ctx}");
-                let ChunkData::Inline(b) = &a.chunks.entries[0].data else {
+                let DataRef::Inline(b) = &a.chunks.entries.get(0).unwrap().data else {
                     panic!("{ctx}: strings not inline");
                 };
                 assert_eq!(vlen_utf8(b), want, "{ctx} strings");
@@ -233,8 +233,8 @@ fn check(name: &str) {
             }
             "compact" => {
                 assert_eq!(a.chunks.entries.len(), 1, "{ctx}");
-                match &a.chunks.entries[0].data {
-                    ChunkData::Inline(b) => {
+                match &a.chunks.entries.get(0).unwrap().data {
+                    DataRef::Inline(b) => {
                         assert_eq!(hex(b), want["compact_hex"].as_str().unwrap(), "{ctx}")
                     }
                     d => panic!("{ctx}: compact as {d:?}"),

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use vzplan_core::{ChunkData, Kind, SourceLayout};
+use vzplan_core::{DataRef, Kind, SourceLayout};
 
 fn path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -91,7 +91,10 @@ fn datatypes() {
     let n = get("names2d");
     assert_eq!(n.dtype.kind, Kind::Text);
     assert_eq!(n.chunks.block, [3, 2]);
-    assert!(matches!(n.chunks.entries[0].data, ChunkData::Inline(_)));
+    assert!(matches!(
+        n.chunks.entries.get(0).unwrap().data,
+        DataRef::Inline(_)
+    ));
     assert_eq!(codec_names(&l, "names"), ["vlen-utf8"]);
     // h5py's packed compound {id <i4, temp <f8, flag u1}: a Zarr v3 struct of 13 bytes.
     let rec = get("records");

@@ -13,7 +13,7 @@ use icechunk::{Repository, RepositoryConfig, Store};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use tokio::sync::RwLock;
-use vzplan_core::ChunkData;
+use vzplan_core::DataRef;
 use vzplan_plan::{ArrayPlan, Plan};
 
 /// A filled, uncommitted session (split from [`commit`] so that tests can race two of them).
@@ -48,7 +48,7 @@ fn referenced_prefixes(plan: &Plan) -> BTreeSet<String> {
     let mut used = BTreeSet::new();
     for a in &plan.arrays {
         for c in &a.chunks {
-            if matches!(c.data, ChunkData::Ref { .. }) {
+            if matches!(c.data, DataRef::Ref { .. }) {
                 used.insert(c.source);
             }
         }
@@ -210,9 +210,9 @@ async fn write_array(store: &Store, plan: &Plan, a: &ArrayPlan) -> Result<(u64, 
     let mut refs = Vec::new();
     let mut native = 0u64;
     for c in &a.chunks {
-        let key = vzplan_emit::chunk_key(&a.path, &c.key);
-        match &c.data {
-            ChunkData::Ref { offset, length } => {
+        let key = vzplan_emit::chunk_key(&a.path, c.index);
+        match c.data {
+            DataRef::Ref { offset, length } => {
                 let bad = |reason: String| Error::Write {
                     key: key.clone(),
                     reason,
@@ -224,16 +224,16 @@ async fn write_array(store: &Store, plan: &Plan, a: &ArrayPlan) -> Result<(u64, 
                 let location = VirtualChunkLocation::from_url(&src.url)
                     .map_err(|e| bad(format!("{}: {}", src.url, e.kind)))?;
                 refs.push((
-                    indices(&key, &c.key)?,
+                    indices(&key, c.index)?,
                     VirtualChunkRef {
                         location,
-                        offset: *offset,
-                        length: *length,
+                        offset,
+                        length,
                         checksum: checksums.get(c.source).cloned().flatten(),
                     },
                 ));
             }
-            ChunkData::Inline(bytes) => {
+            DataRef::Inline(bytes) => {
                 store
                     .set(&key, Bytes::copy_from_slice(bytes))
                     .await

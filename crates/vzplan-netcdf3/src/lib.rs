@@ -369,7 +369,7 @@ fn chunk_table(g: &VarGeo, recsize: u64, nrecvars: usize, chunk_bytes: u64) -> C
         block,
         edges: EdgeStorage::Exact,
         splittable: true,
-        entries,
+        entries: entries.into(),
     }
 }
 

@@ -5,7 +5,7 @@ use serde_json::Value;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use vzplan_core::{ChunkData, EdgeStorage, Format, SourceLayout};
+use vzplan_core::{DataRef, EdgeStorage, Format, SourceLayout};
 use vzplan_io::{open_local, MemObject, RangeRead};
 use vzplan_netcdf3::{read_layout, sniff, Options, ReadError};
 
@@ -66,8 +66,8 @@ fn referenced_bytes(r: &dyn RangeRead, a: &vzplan_core::ArrayLayout) -> Vec<u8> 
     let mut out = Vec::new();
     for e in &a.chunks.entries {
         match e.data {
-            ChunkData::Ref { offset, length } => out.extend(r.read_at(offset, length).unwrap()),
-            ChunkData::Inline(_) => panic!("{}: netCDF-3 blocks are never inline", a.path),
+            DataRef::Ref { offset, length } => out.extend(r.read_at(offset, length).unwrap()),
+            DataRef::Inline(_) => panic!("{}: netCDF-3 blocks are never inline", a.path),
         }
     }
     out
@@ -141,7 +141,7 @@ fn check_against_oracle(path: &Path, oracle: &Value, opts: &Options) {
                 assert_eq!(*first, i as u64, "{at}");
                 assert!(rest.iter().all(|&x| x == 0), "{at}");
                 let rows = t.block[0].min(shape[0] - i as u64 * t.block[0]);
-                let ChunkData::Ref { length, .. } = e.data else {
+                let DataRef::Ref { length, .. } = e.data else {
                     unreachable!()
                 };
                 assert_eq!(length, rows * row, "{at}: block {i} is stored exact");
@@ -187,8 +187,8 @@ fn refs(a: &vzplan_core::ArrayLayout) -> Vec<(u64, u64)> {
         .entries
         .iter()
         .map(|e| match e.data {
-            ChunkData::Ref { offset, length } => (offset, length),
-            ChunkData::Inline(_) => unreachable!(),
+            DataRef::Ref { offset, length } => (offset, length),
+            DataRef::Inline(_) => unreachable!(),
         })
         .collect()
 }
@@ -280,7 +280,7 @@ fn fixed_variables_are_cut_along_axis_0() {
     let sc = array(&l, "scalar");
     assert!(sc.shape.is_empty() && sc.chunks.block.is_empty() && sc.dims.is_empty());
     assert_eq!(sc.chunks.entries.len(), 1);
-    assert!(sc.chunks.entries[0].index.is_empty());
+    assert!(sc.chunks.entries.get(0).unwrap().index.is_empty());
     assert_eq!(refs(sc)[0].1, 8);
     let c = array(&l, "c");
     assert_eq!(c.dtype.kind, vzplan_core::Kind::String);

@@ -17,7 +17,7 @@ pub mod codec;
 
 pub use codec::fletcher32;
 use std::sync::Arc;
-use vzplan_core::{ChunkData, Codec, CodecStage, DType};
+use vzplan_core::{Codec, CodecStage, DType, DataRef};
 use vzplan_io::{IoError, RangeRead};
 use vzplan_plan::{Finding, FindingKind, Plan};
 
@@ -149,7 +149,7 @@ pub fn apply(plan: &mut Plan, open: &Opener) -> (usize, u64) {
                 .map(|s| s.url.clone())
                 .unwrap_or_default();
             let result = (|| -> Result<Vec<u8>, PatchError> {
-                let ChunkData::Ref { offset, length } = chunk.data else {
+                let DataRef::Ref { offset, length } = chunk.data else {
                     return Err(PatchError::Decode("not a byte range".into()));
                 };
                 let r = match readers.get(&chunk.source) {
@@ -170,12 +170,12 @@ pub fn apply(plan: &mut Plan, open: &Opener) -> (usize, u64) {
                 Ok(bytes) => {
                     patched += 1;
                     inline_bytes += bytes.len() as u64;
-                    a.chunks[p.chunk].data = ChunkData::Inline(bytes);
+                    a.chunks.set_inline(p.chunk, bytes);
                 }
                 Err(e) => {
                     let f = Finding::error(
                         FindingKind::Unsupported,
-                        format!("cannot patch chunk {:?}: {e}", a.chunks[p.chunk].key),
+                        format!("cannot patch chunk {:?}: {e}", a.chunks.key(p.chunk)),
                     )
                     .file(&url)
                     .array(&a.path);
@@ -217,7 +217,7 @@ mod tests {
         assert!(y.codecs.iter().any(|c| c.name == "numcodecs.fletcher32"));
         let mut all = Vec::new();
         for e in &y.chunks.entries {
-            let ChunkData::Ref { offset, length } = e.data else {
+            let vzplan_core::DataRef::Ref { offset, length } = e.data else {
                 panic!()
             };
             let stored = r.read_at(offset, length).unwrap();

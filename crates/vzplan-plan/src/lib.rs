@@ -36,13 +36,11 @@ mod select;
 mod validate;
 
 pub use finding::{display_file, Finding, FindingKind, Severity};
-pub use model::{
-    ArrayPlan, Options, Patch, Plan, PlannedChunk, ScanFailure, SourceRef, CONTRIBUTES_NOTHING,
-};
+pub use model::{ArrayPlan, Options, Patch, Plan, ScanFailure, SourceRef, CONTRIBUTES_NOTHING};
 pub use mosaic::{LayoutEntry, MosaicView, Rect, TileStatus, TileView};
 
 use combine::Combine;
-use vzplan_core::{ChunkEntry, SourceLayout};
+use vzplan_core::{ChunkList, SourceLayout};
 
 /// Plans the combination of `layouts` (in command-line order).
 pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options) -> Plan {
@@ -116,7 +114,7 @@ fn plan_one(path: &str, layouts: &mut [SourceLayout], how: &Combine, p: &mut Pla
     let mut findings = Vec::new();
     // Move this array's chunk tables out of the layouts: the planned chunks take them over,
     // so a collection's refs are never held twice (10^7 refs stay one copy).
-    let mut tables: Vec<Vec<ChunkEntry>> = layouts
+    let mut tables: Vec<ChunkList> = layouts
         .iter_mut()
         .map(|l| {
             l.arrays

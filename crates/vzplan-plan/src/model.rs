@@ -4,7 +4,7 @@
 use crate::mosaic::{LayoutEntry, MosaicView};
 use crate::{Finding, FindingKind};
 use serde_json::{Map, Value};
-use vzplan_core::{AxisEdges, ChunkData, Codec, DType, Field, GroupLayout};
+use vzplan_core::{AxisEdges, ChunkList, Codec, DType, Field, GroupLayout};
 
 /// How to combine the files.
 #[derive(Clone, Debug, Default)]
@@ -47,15 +47,6 @@ impl SourceRef {
     }
 }
 
-/// One chunk of a planned array: its grid key and its bytes.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PlannedChunk {
-    pub key: Vec<u64>,
-    /// Index into [`Plan::sources`] (meaningless for inline data).
-    pub source: usize,
-    pub data: ChunkData,
-}
-
 /// One output array.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArrayPlan {
@@ -68,7 +59,9 @@ pub struct ArrayPlan {
     pub codecs: Vec<Codec>,
     /// Chunk edge lengths per axis.
     pub edges: Vec<AxisEdges>,
-    pub chunks: Vec<PlannedChunk>,
+    /// The chunks: grid key (`index`), index into [`Plan::sources`] (meaningless for inline
+    /// data) and bytes, as columns.
+    pub chunks: ChunkList,
     /// How many files contribute chunks.
     pub files: usize,
     /// Coordinate values (decoded, dtype byte order) when the array is a coordinate written inline.

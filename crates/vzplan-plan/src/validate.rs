@@ -4,7 +4,7 @@
 //! overflowing or allocating from a number nobody checked. An array that fails becomes a problem
 //! of its file (an `unsupported` finding), never a panic, a hang or a huge allocation.
 
-use vzplan_core::{ArrayLayout, ArrayProblem, ChunkData, DType, Kind, ProblemKind, SourceLayout};
+use vzplan_core::{ArrayLayout, ArrayProblem, DType, DataRef, Kind, ProblemKind, SourceLayout};
 
 /// Zarr (like HDF5 and numpy) caps the rank of an array at 32.
 pub(crate) const MAX_RANK: usize = 32;
@@ -164,7 +164,7 @@ pub(crate) fn check(a: &ArrayLayout, file_size: u64) -> Result<(), String> {
                 e.index
             ));
         }
-        if let ChunkData::Ref { offset, length } = e.data {
+        if let DataRef::Ref { offset, length } = e.data {
             match offset.checked_add(length) {
                 None => {
                     return Err(format!(

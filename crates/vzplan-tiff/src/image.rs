@@ -165,7 +165,7 @@ pub(crate) fn build(t: &Tiff, ifd: &Ifd, opts: &Options) -> Built<Image> {
             block,
             edges,
             splittable: uncompressed && !g.tiled && !planar,
-            entries,
+            entries: entries.into(),
         },
         values: None,
         fields: Vec::new(),

@@ -372,10 +372,10 @@ fn stack_pages(arrays: &[ArrayLayout], pages: &[Option<usize>]) -> Option<ArrayL
         entries.extend(a.chunks.entries.iter().map(|e| {
             let mut index = Vec::with_capacity(e.index.len() + 1);
             index.push(p as u64);
-            index.extend_from_slice(&e.index);
+            index.extend_from_slice(e.index);
             ChunkEntry {
                 index,
-                data: e.data.clone(),
+                data: e.data.to_owned(),
                 filter_mask: 0,
             }
         }));
@@ -398,7 +398,7 @@ fn stack_pages(arrays: &[ArrayLayout], pages: &[Option<usize>]) -> Option<ArrayL
             block,
             edges: first.chunks.edges,
             splittable: false,
-            entries,
+            entries: entries.into(),
         },
         values: None,
         fields: Vec::new(),

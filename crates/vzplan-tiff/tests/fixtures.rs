@@ -5,7 +5,7 @@
 use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use vzplan_core::{ArrayLayout, ChunkData, EdgeStorage, Endian, Kind, SourceLayout};
+use vzplan_core::{ArrayLayout, DataRef, EdgeStorage, Endian, Kind, SourceLayout};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/tiff")
@@ -266,7 +266,7 @@ fn check_blocks(
     let row_bytes = chunks[1] * chunky * a.dtype.size as u64;
     let down = h.div_ceil(chunks[0]);
     for (k, (e, &(o, c))) in a.chunks.entries.iter().zip(&allocated).enumerate() {
-        let ChunkData::Ref { offset, length } = e.data else {
+        let DataRef::Ref { offset, length } = e.data else {
             panic!("{ctx}: inline")
         };
         assert_eq!(offset, o, "{ctx}: offset of block {k}");
@@ -285,7 +285,7 @@ fn check_blocks(
     }
     // Grid indexes are row-major and inside the grid.
     let grid = a.chunks.grid_shape(&a.shape);
-    for pair in a.chunks.entries.windows(2) {
+    for pair in a.chunks.entries.to_entries().windows(2) {
         assert!(pair[0].index < pair[1].index, "{ctx}: order");
     }
     for e in &a.chunks.entries {
@@ -345,7 +345,7 @@ fn pixel(
         .iter()
         .find(|e| e.index == bidx)
         .expect("block allocated");
-    let ChunkData::Ref { offset, length } = e.data else {
+    let DataRef::Ref { offset, length } = e.data else {
         panic!()
     };
     let raw = &file[offset as usize..(offset + length) as usize];
@@ -421,8 +421,8 @@ fn pages_are_also_stacked() {
     for (p, page) in ["0", "1", "2"].iter().enumerate() {
         let a = find(&l, page).unwrap();
         for (k, e) in a.chunks.entries.iter().enumerate() {
-            let se = &s.chunks.entries[p * 4 + k];
-            assert_eq!(se.index, [vec![p as u64], e.index.clone()].concat());
+            let se = &s.chunks.entries.get(p * 4 + k).unwrap();
+            assert_eq!(se.index, [vec![p as u64], e.index.to_vec()].concat());
             assert_eq!(se.data, e.data);
         }
     }

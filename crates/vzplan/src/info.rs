@@ -9,7 +9,8 @@
 use crate::formats::FormatError;
 use crate::scan::{scan_one, ScanOptions};
 use serde::Serialize;
-use vzplan_core::layout::{ChunkData, EdgeStorage, Format};
+use vzplan_core::layout::{EdgeStorage, Format};
+use vzplan_core::DataRef;
 use vzplan_core::SourceLayout;
 use vzplan_io::RangeRead;
 
@@ -122,7 +123,7 @@ fn var_info(a: &vzplan_core::ArrayLayout) -> VarInfo {
         .chunks
         .entries
         .iter()
-        .filter(|e| matches!(e.data, ChunkData::Inline(_)))
+        .filter(|e| matches!(e.data, DataRef::Inline(_)))
         .count() as u64;
     VarInfo {
         path: a.path.clone(),

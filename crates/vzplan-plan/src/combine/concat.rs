@@ -6,8 +6,8 @@ use super::place::{base_plan, inline_coord, push_block};
 use crate::fix::Target;
 use crate::rules::padded::{cut_axis, own_axis, rechunk_fix, AxisCut};
 use crate::rules::{grid::validate, masks::check_masks_or_patch};
-use crate::{ArrayPlan, Finding, FindingKind, PlannedChunk, Severity};
-use vzplan_core::{ArrayLayout, AxisEdges, ChunkData, ChunkEntry, SourceLayout};
+use crate::{ArrayPlan, Finding, FindingKind, Severity};
+use vzplan_core::{ArrayLayout, AxisEdges, ChunkData, ChunkList, DataRef, SourceLayout};
 
 /// Files concatenated along axis `k`, each contributing its own cuts.
 pub(crate) fn concatenated(
@@ -15,7 +15,7 @@ pub(crate) fn concatenated(
     k: usize,
     present: &[(usize, &ArrayLayout)],
     layouts: &[SourceLayout],
-    tables: &mut [Vec<ChunkEntry>],
+    tables: &mut [ChunkList],
     patch: bool,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {
@@ -34,6 +34,9 @@ pub(crate) fn concatenated(
     let mut p = base_plan(path, a0);
     p.shape[k] = total;
     p.files = present.len();
+    // Sized once: no doubling of millions of references.
+    let n = present.iter().map(|&(src, _)| tables[src].len()).sum();
+    p.chunks = ChunkList::with_capacity(p.shape.len(), n);
     let mut along = AxisEdges::default();
     let mut ok = true;
     let last_file = present.len() - 1;
@@ -94,7 +97,7 @@ impl FilePart<'_> {
     /// `None` (with an error finding) when it cannot be placed.
     fn place(
         &self,
-        entries: Vec<ChunkEntry>,
+        entries: ChunkList,
         p: &mut ArrayPlan,
         offset: u64,
         findings: &mut Vec<Finding>,
@@ -118,7 +121,7 @@ impl FilePart<'_> {
     /// axis keeps only that many rows (a patch).
     fn push_all(
         &self,
-        entries: Vec<ChunkEntry>,
+        entries: ChunkList,
         p: &mut ArrayPlan,
         offset: u64,
         nblocks: u64,
@@ -126,17 +129,18 @@ impl FilePart<'_> {
     ) {
         let grid = self.a.chunks.grid_shape(&self.a.shape);
         let block = &self.a.chunks.block;
-        for e in entries {
+        let mut key = Vec::with_capacity(grid.len());
+        for e in &entries {
             let last = e.index.get(self.k) == Some(&(nblocks - 1));
-            let Some(key) = concat_key(e.index, self.k, offset, nblocks, &grid) else {
+            if !concat_key(e.index, self.k, offset, nblocks, &grid, &mut key) {
                 continue;
-            };
+            }
             let keep = keep_last.filter(|_| last).map(|r| {
                 let mut keep = block.clone();
                 keep[self.k] = r;
                 keep
             });
-            push_block(p, key, self.src, e.data, e.filter_mask, block, keep);
+            push_block(p, &key, self.src, e.data, e.filter_mask, block, keep);
         }
     }
 
@@ -145,7 +149,7 @@ impl FilePart<'_> {
     /// else an error.
     fn padded_tail(
         &self,
-        entries: Vec<ChunkEntry>,
+        entries: ChunkList,
         p: &mut ArrayPlan,
         offset: u64,
         edges: AxisEdges,
@@ -162,9 +166,9 @@ impl FilePart<'_> {
             && entries
                 .iter()
                 .filter(|e| e.index.get(k) == Some(&(nblocks - 1)))
-                .all(|e| match &e.data {
-                    ChunkData::Ref { length, .. } => *length == full,
-                    ChunkData::Inline(d) => d.len() as u64 == full,
+                .all(|e| match e.data {
+                    DataRef::Ref { length, .. } => length == full,
+                    DataRef::Inline(d) => d.len() as u64 == full,
                 });
         if !rescuable && self.patch {
             // Repair: decode the padded blocks, keep their first r rows, re-encode inline.
@@ -221,53 +225,53 @@ impl FilePart<'_> {
             .at(format!("chunk {} along {dim}", nblocks - 1)),
         );
         let grid = a.chunks.grid_shape(&a.shape);
-        for e in entries {
+        let mut key = Vec::with_capacity(grid.len());
+        for e in &entries {
             let last = e.index.get(k) == Some(&(nblocks - 1));
-            let Some(key) = concat_key(e.index, k, offset, nblocks, &grid) else {
+            if !concat_key(e.index, k, offset, nblocks, &grid, &mut key) {
                 continue;
-            };
+            }
             let data = match e.data {
-                ChunkData::Ref { offset, .. } if last => ChunkData::Ref {
+                DataRef::Ref { offset, .. } if last => ChunkData::Ref {
                     offset,
                     length: cut,
                 },
-                ChunkData::Inline(mut d) if last => {
-                    d.truncate(cut as usize);
-                    ChunkData::Inline(d)
+                DataRef::Inline(d) if last => {
+                    ChunkData::Inline(d[..d.len().min(cut as usize)].to_vec())
                 }
-                data => data,
+                data => data.to_owned(),
             };
-            p.chunks.push(PlannedChunk {
-                key,
-                source: self.src,
-                data,
-            });
+            p.chunks.push(&key, self.src, data, 0);
         }
         Some(edges)
     }
 }
 
-/// The combined grid key of a file's block, or `None` for a block outside the file's extent.
-/// `grid` is the file's own block grid shape; the index is reused as the key.
+/// Writes the combined grid key of a file's block into `key`; false for a block outside the
+/// file's extent. `grid` is the file's own block grid shape.
 fn concat_key(
-    mut index: Vec<u64>,
+    index: &[u64],
     k: usize,
     offset: u64,
     nblocks: u64,
     grid: &[u64],
-) -> Option<Vec<u64>> {
+    key: &mut Vec<u64>,
+) -> bool {
+    key.clear();
     if index.len() != grid.len() {
-        return None;
+        return false;
     }
-    for (i, (ix, &g)) in index.iter_mut().zip(grid).enumerate() {
+    for (i, (&ix, &g)) in index.iter().zip(grid).enumerate() {
         if i == k {
-            if *ix >= nblocks {
-                return None;
+            if ix >= nblocks {
+                return false;
             }
-            *ix += offset;
-        } else if *ix >= g {
-            return None;
+            key.push(ix + offset);
+        } else if ix >= g {
+            return false;
+        } else {
+            key.push(ix);
         }
     }
-    Some(index)
+    true
 }

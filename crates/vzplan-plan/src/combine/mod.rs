@@ -9,7 +9,7 @@ mod stack;
 use crate::{
     display_file, fix, reference, rules, ArrayPlan, Finding, FindingKind, Plan, Severity, SourceRef,
 };
-use vzplan_core::{ArrayLayout, ArrayProblem, ChunkEntry, SourceLayout};
+use vzplan_core::{ArrayLayout, ArrayProblem, ChunkList, SourceLayout};
 
 /// Sources, root attributes and nested groups of the output, from the ordered layouts.
 pub(crate) fn common_metadata(layouts: &[SourceLayout], p: &mut Plan) {
@@ -37,7 +37,7 @@ pub(crate) struct Combine<'a> {
 pub(crate) fn plan_array(
     path: &str,
     layouts: &[SourceLayout],
-    tables: &mut [Vec<ChunkEntry>],
+    tables: &mut [ChunkList],
     how: &Combine,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {
@@ -121,7 +121,7 @@ fn from_one(
     path: &str,
     layouts: &[SourceLayout],
     present: &[(usize, &ArrayLayout)],
-    tables: &mut [Vec<ChunkEntry>],
+    tables: &mut [ChunkList],
     patch: bool,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {

@@ -1,17 +1,17 @@
 //! Chunk placement shared by every way of combining: an array's plan from a file's layout, one
 //! stored block as one planned chunk (or a patch), a coordinate written inline.
 
-use crate::{ArrayPlan, Patch, PlannedChunk};
-use vzplan_core::{ArrayLayout, AxisEdges, ChunkData, ChunkEntry};
+use crate::{ArrayPlan, Patch};
+use vzplan_core::{ArrayLayout, AxisEdges, ChunkData, ChunkList, DataRef};
 
 /// Plans one stored block as a chunk; a block stored with filters skipped, or one of which only
 /// the leading `keep` sub-block belongs to the grid (`None`: all of it), becomes a [`Patch`] too.
 /// Called once per reference: nothing is allocated unless a patch is.
 pub(crate) fn push_block(
     p: &mut ArrayPlan,
-    key: Vec<u64>,
+    key: &[u64],
     source: usize,
-    data: ChunkData,
+    data: DataRef<'_>,
     filter_mask: u32,
     block: &[u64],
     keep: Option<Vec<u64>>,
@@ -25,26 +25,37 @@ pub(crate) fn push_block(
             keep: keep.unwrap_or_else(|| block.to_vec()),
         });
     }
-    p.chunks.push(PlannedChunk { key, source, data });
+    p.chunks.push(key, source, data.to_owned(), 0);
 }
 
 /// Plans every block of one file's array inside its extent, whole, at its own grid key (after
-/// `lead`, the key of a new leading axis, when stacking).
+/// `lead`, the key of a new leading axis, when stacking). The file's table is dropped here, so
+/// a collection's references are held once, not twice, while it is planned.
 pub(crate) fn push_file(
     p: &mut ArrayPlan,
     a: &ArrayLayout,
     source: usize,
-    entries: Vec<ChunkEntry>,
+    entries: ChunkList,
     lead: Option<u64>,
 ) {
     let grid = a.chunks.grid_shape(&a.shape);
-    let inside = |e: &ChunkEntry| e.index.iter().zip(&grid).all(|(i, g)| i < g);
-    for e in entries.into_iter().filter(inside) {
-        let key = match lead {
-            Some(f) => std::iter::once(f).chain(e.index).collect(),
-            None => e.index,
-        };
-        push_block(p, key, source, e.data, e.filter_mask, &a.chunks.block, None);
+    let mut key = Vec::with_capacity(grid.len() + 1);
+    for e in &entries {
+        if !e.index.iter().zip(&grid).all(|(i, g)| i < g) {
+            continue;
+        }
+        key.clear();
+        key.extend(lead);
+        key.extend_from_slice(e.index);
+        push_block(
+            p,
+            &key,
+            source,
+            e.data,
+            e.filter_mask,
+            &a.chunks.block,
+            None,
+        );
     }
 }
 
@@ -58,7 +69,7 @@ pub(crate) fn base_plan(path: &str, a: &ArrayLayout) -> ArrayPlan {
         attrs: a.attrs.clone(),
         codecs: a.codecs.clone(),
         edges: Vec::new(),
-        chunks: Vec::new(),
+        chunks: ChunkList::new(),
         files: 1,
         values: None,
         patches: Vec::new(),
@@ -79,11 +90,7 @@ pub(crate) fn inline_coord(
     p.codecs = Vec::new();
     p.edges = vec![AxisEdges::from(vec![len.max(1)])];
     if len > 0 {
-        p.chunks = vec![PlannedChunk {
-            key: vec![0],
-            source: 0,
-            data: ChunkData::Inline(values.clone()),
-        }];
+        p.chunks.push(&[0], 0, ChunkData::Inline(values.clone()), 0);
     }
     p.files = files;
     p.values = Some(values);

@@ -3,7 +3,7 @@
 use super::place::{base_plan, inline_coord, push_file};
 use crate::rules::{grid::validate, masks::check_masks_or_patch, padded::own_axis};
 use crate::{ArrayPlan, Finding};
-use vzplan_core::{ArrayLayout, ChunkEntry};
+use vzplan_core::{ArrayLayout, ChunkList};
 
 /// An array from one file, on its own regular grid.
 pub(crate) fn single(
@@ -22,7 +22,7 @@ pub(crate) fn single_or_patch(
     src: usize,
     url: &str,
     a: &ArrayLayout,
-    entries: Vec<ChunkEntry>,
+    entries: ChunkList,
     patch: bool,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {

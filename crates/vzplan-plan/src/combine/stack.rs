@@ -3,8 +3,8 @@
 use super::place::{base_plan, push_file};
 use super::single::single_or_patch;
 use crate::rules::{grid::validate, masks::check_masks_or_patch, padded::own_axis};
-use crate::{ArrayPlan, Finding, PlannedChunk};
-use vzplan_core::{ArrayLayout, AxisEdges, ChunkData, ChunkEntry, SourceLayout};
+use crate::{ArrayPlan, Finding};
+use vzplan_core::{ArrayLayout, AxisEdges, ChunkData, ChunkList, SourceLayout};
 
 /// Files stacked along a new leading axis, one chunk per file along it.
 pub(crate) fn stacked(
@@ -12,7 +12,7 @@ pub(crate) fn stacked(
     dim: &str,
     present: &[(usize, &ArrayLayout)],
     layouts: &[SourceLayout],
-    tables: &mut [Vec<ChunkEntry>],
+    tables: &mut [ChunkList],
     patch: bool,
     findings: &mut Vec<Finding>,
 ) -> Option<ArrayPlan> {
@@ -40,14 +40,13 @@ pub(crate) fn stacked(
             let mut key = vec![f as u64];
             key.extend(std::iter::repeat_n(0, a.shape.len()));
             let data = ChunkData::Inline(a.values.clone().unwrap_or_default());
-            p.chunks.push(PlannedChunk {
-                key,
-                source: *src,
-                data,
-            });
+            p.chunks.push(&key, *src, data, 0);
         }
         return validate(&p, findings).then_some(p);
     }
+    // Sized once: no doubling of millions of references.
+    let n = present.iter().map(|&(src, _)| tables[src].len()).sum();
+    p.chunks = ChunkList::with_capacity(p.shape.len(), n);
     for (f, &(src, a)) in present.iter().enumerate() {
         if !check_masks_or_patch(path, &layouts[src].url, &tables[src], patch, findings) {
             return None;

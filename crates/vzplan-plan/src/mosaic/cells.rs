@@ -11,9 +11,9 @@ use super::tile::{row_bytes, Tile};
 use super::view::Rect;
 use crate::combine::place::base_plan;
 use crate::rules::{grid::validate, padded::own_axis};
-use crate::{display_file, ArrayPlan, Finding, FindingKind, PlannedChunk, Severity};
+use crate::{display_file, ArrayPlan, Finding, FindingKind, Severity};
 use std::collections::BTreeMap;
-use vzplan_core::{AxisEdges, ChunkData};
+use vzplan_core::{AxisEdges, ChunkData, DataRef};
 
 /// The cells of the global grid of the mosaic axes.
 pub(super) struct Cells {
@@ -183,24 +183,24 @@ impl Mosaic<'_, '_> {
                         if owner[cy * ncell[1] + cx] != Some(ti) {
                             continue;
                         }
-                        let mut key = e.index.clone();
+                        let mut key = e.index.to_vec();
                         key[k[0]] = cy as u64;
                         key[k[1]] = cx as u64;
                         // Rows cut out of the block: a split strip or a rescued padded block.
                         let whole = spans[0].len() == 1 && !prefix[ti][0];
                         let data = if whole {
-                            e.data.clone()
+                            e.data.to_owned()
                         } else {
                             let rb = row_bytes(t.a, k[0]);
                             let (o, l) = (y0 * rb, (y1 - y0) * rb);
-                            match &e.data {
-                                ChunkData::Ref { offset, length } if o + l <= *length => {
+                            match e.data {
+                                DataRef::Ref { offset, length } if o + l <= length => {
                                     ChunkData::Ref {
                                         offset: offset + o,
                                         length: l,
                                     }
                                 }
-                                ChunkData::Inline(d) if (o + l) as usize <= d.len() => {
+                                DataRef::Inline(d) if (o + l) as usize <= d.len() => {
                                     ChunkData::Inline(d[o as usize..(o + l) as usize].to_vec())
                                 }
                                 _ => {
@@ -221,16 +221,12 @@ impl Mosaic<'_, '_> {
                                 }
                             }
                         };
-                        p.chunks.push(PlannedChunk {
-                            key,
-                            source: t.src,
-                            data,
-                        });
+                        p.chunks.push(&key, t.src, data, 0);
                     }
                 }
             }
         }
-        p.chunks.sort_by(|a, b| a.key.cmp(&b.key));
+        p.chunks.sort_by_index();
         validate(&p, findings).then_some(p)
     }
 }

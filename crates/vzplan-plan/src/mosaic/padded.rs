@@ -9,7 +9,7 @@ use super::view::TileStatus;
 use crate::fix::{self, Target};
 use crate::{Finding, FindingKind, Severity};
 use std::collections::BTreeMap;
-use vzplan_core::{ChunkData, Format};
+use vzplan_core::{DataRef, Format};
 
 /// Per axis, the chunk edges of the combined grid; per tile and axis, whether its last block is
 /// referenced as a byte prefix.
@@ -75,9 +75,9 @@ impl Mosaic<'_, '_> {
                 let full = t.a.block_bytes();
                 let rescuable = row_axis(t.a, k[m])
                     && t.a.codecs.is_empty()
-                    && t.a.chunks.entries.iter().all(|e| match &e.data {
-                        ChunkData::Ref { length, .. } => *length == full,
-                        ChunkData::Inline(d) => d.len() as u64 == full,
+                    && t.a.chunks.entries.iter().all(|e| match e.data {
+                        DataRef::Ref { length, .. } => length == full,
+                        DataRef::Inline(d) => d.len() as u64 == full,
                     });
                 let d = axis_word(dims, m);
                 let where_ = format!(

@@ -65,7 +65,7 @@ fn tile(
             block: vec![bh, bw],
             edges: storage,
             splittable: false,
-            entries,
+            entries: entries.into(),
         },
         values: None,
         fields: Vec::new(),
@@ -122,10 +122,10 @@ fn aligned_uneven_2x2_is_one_chunk_per_strip() {
     );
     assert_eq!(a.chunks.len(), 10);
     // Chunk (3, 1) is the first strip of d.
-    let c = a.chunks.iter().find(|c| c.key == vec![3, 1]).unwrap();
+    let c = a.chunks.iter().find(|c| c.index == [3, 1]).unwrap();
     assert_eq!(c.source, 3);
     assert_eq!(
-        c.data,
+        c.data.to_owned(),
         ChunkData::Ref {
             offset: 100,
             length: 10 * 24 * 2
@@ -265,9 +265,9 @@ fn overlap_by_whole_blocks_is_resolved_last_wins() {
     );
     let a = &p.arrays[0];
     // Cell (1, 2) belongs to b (its block (0, 0)), not a.
-    let c = a.chunks.iter().find(|c| c.key == vec![1, 2]).unwrap();
+    let c = a.chunks.iter().find(|c| c.index == [1, 2]).unwrap();
     assert_eq!(
-        (c.source, &c.data),
+        (c.source, &c.data.to_owned()),
         (
             1,
             &ChunkData::Ref {
@@ -356,10 +356,12 @@ fn splittable_strips_are_cut_between_rows() {
     let mut a = tile("a", 20, 16, 0, 0, 20, 16, s);
     a.arrays[0].codecs.clear();
     a.arrays[0].chunks.splittable = true;
-    a.arrays[0].chunks.entries[0].data = ChunkData::Ref {
-        offset: 1000,
-        length: 20 * 16 * 2,
-    };
+    crate::tests::edit_entries(&mut a.arrays[0].chunks.entries, |e| {
+        e[0].data = ChunkData::Ref {
+            offset: 1000,
+            length: 20 * 16 * 2,
+        }
+    });
     let mut b = tile("b", 20, 16, 0, 16, 10, 16, s);
     b.arrays[0].codecs.clear();
     let p = super::super::plan(vec![a, b], &[], &mosaic());
@@ -367,10 +369,10 @@ fn splittable_strips_are_cut_between_rows() {
     let c = p.arrays[0]
         .chunks
         .iter()
-        .find(|c| c.key == vec![1, 0])
+        .find(|c| c.index == [1, 0])
         .unwrap();
     assert_eq!(
-        c.data,
+        c.data.to_owned(),
         ChunkData::Ref {
             offset: 1000 + 10 * 32,
             length: 10 * 32

@@ -35,10 +35,10 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
         .fix(fix::REPORT_BUG)
     };
     for c in &p.chunks {
-        let inside =
-            c.key.len() == p.edges.len() && c.key.iter().zip(&p.edges).all(|(k, e)| *k < e.count());
+        let inside = c.index.len() == p.edges.len()
+            && c.index.iter().zip(&p.edges).all(|(k, e)| *k < e.count());
         if !inside {
-            findings.push(bad(&c.key));
+            findings.push(bad(c.index));
             return false;
         }
     }
@@ -53,22 +53,21 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
 /// their positions are sorted by key (8 bytes a chunk, where a map of keys took ~40).
 fn repeated(p: &ArrayPlan) -> Option<&[u64]> {
     let c = &p.chunks;
-    if c.windows(2).all(|w| w[0].key < w[1].key) {
+    if (1..c.len()).all(|i| c.key(i - 1) < c.key(i)) {
         return None;
     }
     let mut order: Vec<usize> = (0..c.len()).collect();
-    order.sort_unstable_by(|&a, &b| c[a].key.cmp(&c[b].key));
+    order.sort_unstable_by(|&a, &b| c.key(a).cmp(c.key(b)));
     order
         .windows(2)
-        .find(|w| c[w[0]].key == c[w[1]].key)
-        .map(|w| c[w[0]].key.as_slice())
+        .find(|w| c.key(w[0]) == c.key(w[1]))
+        .map(|w| c.key(w[0]))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::PlannedChunk;
-    use vzplan_core::{AxisEdges, ChunkData, DType, Endian, Kind};
+    use vzplan_core::{AxisEdges, ChunkData, ChunkList, DType, Endian, Kind};
 
     fn plan(keys: &[[u64; 2]]) -> ArrayPlan {
         ArrayPlan {
@@ -80,17 +79,17 @@ mod tests {
             attrs: Default::default(),
             codecs: vec![],
             edges: vec![AxisEdges::from(vec![2, 2]), AxisEdges::from(vec![2, 2])],
-            chunks: keys
-                .iter()
-                .map(|k| PlannedChunk {
-                    key: k.to_vec(),
-                    source: 0,
-                    data: ChunkData::Ref {
+            chunks: {
+                let mut c = ChunkList::new();
+                for k in keys {
+                    let data = ChunkData::Ref {
                         offset: 0,
                         length: 8,
-                    },
-                })
-                .collect(),
+                    };
+                    c.push(k, 0, data, 0);
+                }
+                c
+            },
             files: 1,
             values: None,
             patches: vec![],

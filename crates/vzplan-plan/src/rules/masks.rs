@@ -4,7 +4,7 @@
 
 use crate::fix::Target;
 use crate::{Finding, FindingKind, Severity};
-use vzplan_core::{ArrayLayout, ChunkEntry, Format};
+use vzplan_core::{ArrayLayout, Chunk, ChunkList, Format};
 
 /// Checks masks and returns the entry list's problems as findings.
 pub(crate) fn check_masks(
@@ -20,11 +20,11 @@ pub(crate) fn check_masks(
 pub(crate) fn check_masks_or_patch(
     path: &str,
     url: &str,
-    entries: &[ChunkEntry],
+    entries: &ChunkList,
     patch: bool,
     findings: &mut Vec<Finding>,
 ) -> bool {
-    let bad: Vec<&ChunkEntry> = entries.iter().filter(|e| e.filter_mask != 0).collect();
+    let bad: Vec<Chunk> = entries.masked().collect();
     if let (Some(e), true) = (bad.first(), patch) {
         findings.push(
             Finding::new(

@@ -161,8 +161,10 @@ fn wild(name: &str, shape: Vec<u64>, block: Vec<u64>) -> SourceLayout {
         .collect();
     a.shape = shape.clone();
     a.chunks.block = block;
-    a.chunks.entries.truncate(1);
-    a.chunks.entries[0].index = vec![0; shape.len()];
+    edit_entries(&mut a.chunks.entries, |e| {
+        e.truncate(1);
+        e[0].index = vec![0; shape.len()];
+    });
     l
 }
 
@@ -220,16 +222,18 @@ fn huge_extents_are_planned_as_runs_and_bad_fields_become_problems() {
                 a.dims = (0..40)
                     .map(|i| vzplan_core::Dim::new(format!("x{i}"), false))
                     .collect();
-                a.chunks.entries.clear();
+                a.chunks.entries = ChunkList::new();
             }),
         ),
         (
             "overflows",
             Box::new(|a| {
-                a.chunks.entries[0].data = ChunkData::Ref {
-                    offset: u64::MAX,
-                    length: 2,
-                }
+                edit_entries(&mut a.chunks.entries, |e| {
+                    e[0].data = ChunkData::Ref {
+                        offset: u64::MAX,
+                        length: 2,
+                    }
+                })
             }),
         ),
         (
@@ -270,9 +274,11 @@ fn huge_extents_are_planned_as_runs_and_bad_fields_become_problems() {
 fn blocks_outside_the_extent_are_dropped() {
     // An HDF5 dataset shrunk after writing keeps its old chunks in the index.
     let mut a = file("a.nc", 0.0, 10, 10, zlib(), EdgeStorage::Padded);
-    let mut extra = a.arrays[0].chunks.entries[0].clone();
-    extra.index = vec![u64::MAX, 0];
-    a.arrays[0].chunks.entries.push(extra);
+    edit_entries(&mut a.arrays[0].chunks.entries, |e| {
+        let mut extra = e[0].clone();
+        extra.index = vec![u64::MAX, 0];
+        e.push(extra);
+    });
     let p = plan(vec![a], &[], &Options::default());
     assert!(errors(&p).is_empty(), "{:?}", p.findings);
     let tas = p.arrays.iter().find(|a| a.path == "tas").unwrap();

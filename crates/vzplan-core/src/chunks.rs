@@ -1,0 +1,483 @@
+//! Chunk references stored column-wise.
+//!
+//! A file's [`ChunkTable`](crate::ChunkTable) and a planned array's chunks both hold one entry per
+//! stored block: its grid index, the source it lives in, its bytes (a range of the source, or bytes
+//! written inline) and the HDF5 filter mask. At millions of references a `Vec` of structs costs
+//! ~100 bytes a reference (a heap-allocated index per entry, an enum sized for inline bytes); these
+//! columns cost `8 × rank + 16` bytes, plus 4 once a second source appears. Inline bytes and
+//! non-zero filter masks are rare, so they are kept aside, keyed by position.
+//!
+//! Serialized (layout lines of `vzplan scan`) as a list of entries:
+//!
+//! ```json
+//! [{"index": [0, 0], "data": {"ref": {"offset": 4096, "length": 1200}}},
+//!  {"index": [1, 0], "data": {"inline": "AAAAAA=="}, "filter_mask": 1}]
+//! ```
+
+use crate::{ChunkData, ChunkEntry};
+use serde::de::{Error as _, SeqAccess, Visitor};
+use serde::ser::SerializeSeq;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeMap;
+
+/// One entry of a [`ChunkList`], borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunk<'a> {
+    /// Grid index (a planned chunk's key).
+    pub index: &'a [u64],
+    /// The source the range is in (0 in a file's own table).
+    pub source: usize,
+    pub data: DataRef<'a>,
+    /// HDF5 filter mask: bit i set = filter i of the pipeline was skipped for this block.
+    pub filter_mask: u32,
+}
+
+/// The bytes of one entry, borrowed: [`ChunkData`] without the copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataRef<'a> {
+    Ref { offset: u64, length: u64 },
+    Inline(&'a [u8]),
+}
+
+impl DataRef<'_> {
+    pub fn to_owned(self) -> ChunkData {
+        match self {
+            DataRef::Ref { offset, length } => ChunkData::Ref { offset, length },
+            DataRef::Inline(b) => ChunkData::Inline(b.to_vec()),
+        }
+    }
+}
+
+impl ChunkData {
+    pub fn as_data_ref(&self) -> DataRef<'_> {
+        match self {
+            ChunkData::Ref { offset, length } => DataRef::Ref {
+                offset: *offset,
+                length: *length,
+            },
+            ChunkData::Inline(b) => DataRef::Inline(b),
+        }
+    }
+}
+
+/// An entry whose index has another rank than the list's.
+#[derive(Debug, thiserror::Error)]
+#[error("chunk index {index:?} has rank {got}, the others rank {want}")]
+pub struct RankMismatch {
+    pub index: Vec<u64>,
+    pub got: usize,
+    pub want: usize,
+}
+
+/// Chunk entries as columns; see the module docs.
+#[derive(Clone, Debug, Default)]
+pub struct ChunkList {
+    /// Set by the first entry (every index of a list has the same length).
+    rank: Option<usize>,
+    /// `rank` numbers per entry.
+    index: Vec<u64>,
+    /// Empty while every entry is from source 0.
+    source: Vec<u32>,
+    offset: Vec<u64>,
+    length: Vec<u64>,
+    inline: BTreeMap<usize, Vec<u8>>,
+    mask: BTreeMap<usize, u32>,
+}
+
+impl ChunkList {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty list for indexes of `rank` numbers, with room for `n` entries.
+    pub fn with_capacity(rank: usize, n: usize) -> Self {
+        let mut l = ChunkList {
+            rank: Some(rank),
+            ..Self::default()
+        };
+        l.reserve(n);
+        l
+    }
+
+    /// Room for `n` more entries (of the list's rank, once known).
+    pub fn reserve(&mut self, n: usize) {
+        self.index.reserve(n.saturating_mul(self.rank.unwrap_or(0)));
+        self.offset.reserve(n);
+        self.length.reserve(n);
+        if !self.source.is_empty() {
+            self.source.reserve(n);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.offset.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.offset.is_empty()
+    }
+
+    /// The length of every index (`None` while the list is empty and made by [`ChunkList::new`]).
+    pub fn rank(&self) -> Option<usize> {
+        self.rank
+    }
+
+    /// Appends an entry, or says why not: its index has another rank than the list's.
+    pub fn try_push(
+        &mut self,
+        index: &[u64],
+        source: usize,
+        data: ChunkData,
+        filter_mask: u32,
+    ) -> Result<(), RankMismatch> {
+        let want = *self.rank.get_or_insert(index.len());
+        if index.len() != want {
+            return Err(RankMismatch {
+                index: index.to_vec(),
+                got: index.len(),
+                want,
+            });
+        }
+        let at = self.len();
+        self.index.extend_from_slice(index);
+        // Sources are file positions in memory: fewer than 2^32 by far.
+        let source = u32::try_from(source).unwrap_or(u32::MAX);
+        if source != 0 || !self.source.is_empty() {
+            self.source.resize(at, 0);
+            self.source.push(source);
+        }
+        match data {
+            ChunkData::Ref { offset, length } => {
+                self.offset.push(offset);
+                self.length.push(length);
+            }
+            ChunkData::Inline(b) => {
+                self.offset.push(0);
+                self.length.push(0);
+                self.inline.insert(at, b);
+            }
+        }
+        if filter_mask != 0 {
+            self.mask.insert(at, filter_mask);
+        }
+        Ok(())
+    }
+
+    /// Appends an entry whose rank the caller has made the list's (the planner's keys, a reader's
+    /// own indexes).
+    ///
+    /// # Panics
+    /// When `index` has another rank than the entries before it: a bug of the caller.
+    pub fn push(&mut self, index: &[u64], source: usize, data: ChunkData, filter_mask: u32) {
+        if let Err(e) = self.try_push(index, source, data, filter_mask) {
+            panic!("{e}");
+        }
+    }
+
+    /// The entry at `i`.
+    pub fn get(&self, i: usize) -> Option<Chunk<'_>> {
+        if i >= self.len() {
+            return None;
+        }
+        let r = self.rank.unwrap_or(0);
+        let data = match self.inline.get(&i) {
+            Some(b) => DataRef::Inline(b),
+            None => DataRef::Ref {
+                offset: self.offset[i],
+                length: self.length[i],
+            },
+        };
+        Some(Chunk {
+            index: &self.index[i * r..(i + 1) * r],
+            source: self.source.get(i).map_or(0, |&s| s as usize),
+            data,
+            filter_mask: self.mask.get(&i).copied().unwrap_or(0),
+        })
+    }
+
+    /// The index (key) of entry `i`; empty past the end.
+    pub fn key(&self, i: usize) -> &[u64] {
+        let r = self.rank.unwrap_or(0);
+        self.index.get(i * r..(i + 1) * r).unwrap_or(&[])
+    }
+
+    pub fn iter(&self) -> Iter<'_> {
+        Iter { list: self, at: 0 }
+    }
+
+    /// The entries with a non-zero filter mask, in order.
+    pub fn masked(&self) -> impl Iterator<Item = Chunk<'_>> + '_ {
+        self.mask.keys().filter_map(|&i| self.get(i))
+    }
+
+    /// Replaces the bytes of entry `i` by bytes written inline (a patched chunk).
+    pub fn set_inline(&mut self, i: usize, bytes: Vec<u8>) {
+        if i < self.len() {
+            self.offset[i] = 0;
+            self.length[i] = 0;
+            self.inline.insert(i, bytes);
+        }
+    }
+
+    /// Keeps the entries for which `keep` is true, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(Chunk<'_>) -> bool) {
+        let kept: Vec<usize> = (0..self.len())
+            .filter(|&i| self.get(i).is_some_and(&mut keep))
+            .collect();
+        if kept.len() != self.len() {
+            *self = self.select(&kept);
+        }
+    }
+
+    /// Sorts the entries by index (stable).
+    pub fn sort_by_index(&mut self) {
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.sort_by(|&a, &b| self.key(a).cmp(self.key(b)));
+        if order.windows(2).any(|w| w[0] > w[1]) {
+            *self = self.select(&order);
+        }
+    }
+
+    /// A new list of the entries at `positions`, in that order.
+    fn select(&self, positions: &[usize]) -> ChunkList {
+        let mut out = ChunkList {
+            rank: self.rank,
+            ..Self::default()
+        };
+        out.reserve(positions.len());
+        for c in positions.iter().filter_map(|&i| self.get(i)) {
+            out.push(c.index, c.source, c.data.to_owned(), c.filter_mask);
+        }
+        out
+    }
+
+    /// The entries as owned structs (for tests and small tables).
+    pub fn to_entries(&self) -> Vec<ChunkEntry> {
+        self.iter()
+            .map(|c| ChunkEntry {
+                index: c.index.to_vec(),
+                data: c.data.to_owned(),
+                filter_mask: c.filter_mask,
+            })
+            .collect()
+    }
+}
+
+/// The entries of a [`ChunkList`] in order.
+pub struct Iter<'a> {
+    list: &'a ChunkList,
+    at: usize,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = Chunk<'a>;
+    fn next(&mut self) -> Option<Chunk<'a>> {
+        let c = self.list.get(self.at)?;
+        self.at += 1;
+        Some(c)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.list.len().saturating_sub(self.at);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+impl PartialEq for ChunkList {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl<'a> IntoIterator for &'a ChunkList {
+    type Item = Chunk<'a>;
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl FromIterator<ChunkEntry> for ChunkList {
+    /// # Panics
+    /// When the entries' indexes differ in rank (readers build them from one rank).
+    fn from_iter<T: IntoIterator<Item = ChunkEntry>>(iter: T) -> Self {
+        let mut l = ChunkList::new();
+        for e in iter {
+            l.push(&e.index, 0, e.data, e.filter_mask);
+        }
+        l
+    }
+}
+
+impl From<Vec<ChunkEntry>> for ChunkList {
+    fn from(v: Vec<ChunkEntry>) -> Self {
+        let mut l = ChunkList::new();
+        if let Some(e) = v.first() {
+            l = ChunkList::with_capacity(e.index.len(), v.len());
+        }
+        l.extend_entries(v);
+        l
+    }
+}
+
+impl ChunkList {
+    fn extend_entries(&mut self, v: Vec<ChunkEntry>) {
+        for e in v {
+            self.push(&e.index, 0, e.data, e.filter_mask);
+        }
+    }
+}
+
+/// The serialized form of one entry, borrowed (the same JSON as [`ChunkEntry`]).
+#[derive(Serialize)]
+struct EntryOut<'a> {
+    index: &'a [u64],
+    data: DataOut<'a>,
+    #[serde(skip_serializing_if = "is_zero")]
+    filter_mask: u32,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum DataOut<'a> {
+    Ref { offset: u64, length: u64 },
+    Inline(#[serde(serialize_with = "b64_slice")] &'a [u8]),
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+fn b64_slice<S: Serializer>(v: &&[u8], s: S) -> Result<S::Ok, S::Error> {
+    use base64::Engine;
+    s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(v))
+}
+
+impl Serialize for ChunkList {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.len()))?;
+        for c in self.iter() {
+            let data = match c.data {
+                DataRef::Ref { offset, length } => DataOut::Ref { offset, length },
+                DataRef::Inline(b) => DataOut::Inline(b),
+            };
+            seq.serialize_element(&EntryOut {
+                index: c.index,
+                data,
+                filter_mask: c.filter_mask,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ChunkList {
+    /// Entry by entry into the columns (no list of structs in between); mixed ranks are an error.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ChunkList;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of chunk entries")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ChunkList, A::Error> {
+                let mut l = ChunkList::new();
+                while let Some(e) = seq.next_element::<ChunkEntry>()? {
+                    l.try_push(&e.index, 0, e.data, e.filter_mask)
+                        .map_err(A::Error::custom)?;
+                }
+                Ok(l)
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(index: &[u64], data: ChunkData, filter_mask: u32) -> ChunkEntry {
+        ChunkEntry {
+            index: index.to_vec(),
+            data,
+            filter_mask,
+        }
+    }
+
+    #[test]
+    fn columns_round_trip_the_entry_form() {
+        let entries = vec![
+            entry(
+                &[0, 0],
+                ChunkData::Ref {
+                    offset: 10,
+                    length: 5,
+                },
+                0,
+            ),
+            entry(&[0, 1], ChunkData::Inline(vec![1, 2, 3]), 0),
+            entry(
+                &[1, 0],
+                ChunkData::Ref {
+                    offset: 20,
+                    length: 7,
+                },
+                3,
+            ),
+        ];
+        let l = ChunkList::from(entries.clone());
+        assert_eq!(l.len(), 3);
+        assert_eq!(l.to_entries(), entries);
+        let json = serde_json::to_string(&l).unwrap();
+        // The same JSON as a list of entries (layout lines stay as they were).
+        assert_eq!(json, serde_json::to_string(&entries).unwrap());
+        let back: ChunkList = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, l);
+        assert_eq!(back.get(1).unwrap().data, DataRef::Inline(&[1, 2, 3]));
+        assert_eq!(back.get(2).unwrap().filter_mask, 3);
+        assert!(back.get(3).is_none());
+    }
+
+    #[test]
+    fn mixed_ranks_are_refused_not_stored() {
+        let bad = r#"[{"index":[0,0],"data":{"ref":{"offset":0,"length":1}}},
+                      {"index":[1],"data":{"ref":{"offset":1,"length":1}}}]"#;
+        let err = serde_json::from_str::<ChunkList>(bad).unwrap_err();
+        assert!(err.to_string().contains("rank 1"), "{err}");
+        let mut l = ChunkList::with_capacity(2, 1);
+        assert!(l.try_push(&[0], 0, ChunkData::Inline(vec![]), 0).is_err());
+        assert!(l.is_empty());
+    }
+
+    #[test]
+    fn sources_retain_sort_and_patch() {
+        let mut l = ChunkList::new();
+        let r = |o| ChunkData::Ref {
+            offset: o,
+            length: 1,
+        };
+        // A source other than 0 first, then 0: both kept.
+        l.push(&[0], 3, r(0), 0);
+        l.push(&[1], 0, r(1), 0);
+        assert_eq!([l.get(0).unwrap().source, l.get(1).unwrap().source], [3, 0]);
+        l = ChunkList::new();
+        l.push(&[2], 0, r(2), 0);
+        l.push(&[0], 5, r(0), 1);
+        l.push(&[1], 0, ChunkData::Inline(vec![9]), 0);
+        assert_eq!(l.get(0).unwrap().source, 0);
+        assert_eq!(l.get(1).unwrap().source, 5);
+        l.sort_by_index();
+        let keys: Vec<u64> = l.iter().map(|c| c.index[0]).collect();
+        assert_eq!(keys, [0, 1, 2]);
+        assert_eq!(l.get(0).unwrap().filter_mask, 1);
+        assert_eq!(l.get(1).unwrap().data, DataRef::Inline(&[9]));
+        l.retain(|c| c.index[0] != 0);
+        assert_eq!(l.len(), 2);
+        assert_eq!(l.get(0).unwrap().data, DataRef::Inline(&[9]));
+        assert_eq!(l.get(1).unwrap().filter_mask, 0);
+        l.set_inline(1, vec![7]);
+        assert_eq!(l.get(1).unwrap().data, DataRef::Inline(&[7]));
+    }
+}
