@@ -4,7 +4,8 @@
 //! stored block: its grid index, the source it lives in, its bytes (a range of the source, or bytes
 //! written inline) and the HDF5 filter mask. At millions of references a `Vec` of structs costs
 //! ~100 bytes a reference (a heap-allocated index per entry, an enum sized for inline bytes); these
-//! columns cost `8 × rank + 16` bytes, plus 4 once a second source appears. Inline bytes and
+//! columns cost `4 × rank + 16` bytes (indexes as `u32` while they fit, see [`Key`]), plus 4 once a
+//! second source appears. Inline bytes and
 //! non-zero filter masks are rare, so they are kept aside, keyed by position.
 //!
 //! Serialized (layout lines of `vzplan scan`) as a list of entries:
@@ -14,6 +15,7 @@
 //!  {"index": [1, 0], "data": {"inline": "AAAAAA=="}, "filter_mask": 1}]
 //! ```
 
+use crate::keys::{Key, Keys};
 use crate::{ChunkData, ChunkEntry};
 use serde::de::{Error as _, SeqAccess, Visitor};
 use serde::ser::SerializeSeq;
@@ -21,10 +23,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
 /// One entry of a [`ChunkList`], borrowed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chunk<'a> {
-    /// Grid index (a planned chunk's key).
-    pub index: &'a [u64],
+    /// Grid index (a planned chunk's key), copied out of the list.
+    pub index: Key,
     /// The source the range is in (0 in a file's own table).
     pub source: usize,
     pub data: DataRef<'a>,
@@ -75,7 +77,7 @@ pub struct ChunkList {
     /// Set by the first entry (every index of a list has the same length).
     rank: Option<usize>,
     /// `rank` numbers per entry.
-    index: Vec<u64>,
+    index: Keys,
     /// Empty while every entry is from source 0.
     source: Vec<u32>,
     offset: Vec<u64>,
@@ -139,7 +141,7 @@ impl ChunkList {
             });
         }
         let at = self.len();
-        self.index.extend_from_slice(index);
+        self.index.extend(index);
         // Sources are file positions in memory: fewer than 2^32 by far.
         let source = u32::try_from(source).unwrap_or(u32::MAX);
         if source != 0 || !self.source.is_empty() {
@@ -188,7 +190,7 @@ impl ChunkList {
             },
         };
         Some(Chunk {
-            index: &self.index[i * r..(i + 1) * r],
+            index: self.index.get(i * r..(i + 1) * r),
             source: self.source.get(i).map_or(0, |&s| s as usize),
             data,
             filter_mask: self.mask.get(&i).copied().unwrap_or(0),
@@ -196,9 +198,9 @@ impl ChunkList {
     }
 
     /// The index (key) of entry `i`; empty past the end.
-    pub fn key(&self, i: usize) -> &[u64] {
+    pub fn key(&self, i: usize) -> Key {
         let r = self.rank.unwrap_or(0);
-        self.index.get(i * r..(i + 1) * r).unwrap_or(&[])
+        self.index.get(i * r..(i + 1) * r)
     }
 
     pub fn iter(&self) -> Iter<'_> {
@@ -232,7 +234,7 @@ impl ChunkList {
     /// Sorts the entries by index (stable).
     pub fn sort_by_index(&mut self) {
         let mut order: Vec<usize> = (0..self.len()).collect();
-        order.sort_by(|&a, &b| self.key(a).cmp(self.key(b)));
+        order.sort_by_key(|&i| self.key(i));
         if order.windows(2).any(|w| w[0] > w[1]) {
             *self = self.select(&order);
         }
@@ -246,7 +248,7 @@ impl ChunkList {
         };
         out.reserve(positions.len());
         for c in positions.iter().filter_map(|&i| self.get(i)) {
-            out.push(c.index, c.source, c.data.to_owned(), c.filter_mask);
+            out.push(&c.index, c.source, c.data.to_owned(), c.filter_mask);
         }
         out
     }
@@ -363,7 +365,7 @@ impl Serialize for ChunkList {
                 DataRef::Inline(b) => DataOut::Inline(b),
             };
             seq.serialize_element(&EntryOut {
-                index: c.index,
+                index: &c.index,
                 data,
                 filter_mask: c.filter_mask,
             })?;

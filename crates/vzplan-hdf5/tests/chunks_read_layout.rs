@@ -28,7 +28,7 @@ fn read_layout_matches_oracle() {
                 .zip(&f.geo.chunk)
                 .map(|(o, c)| o / c)
                 .collect();
-            assert_eq!(e.index, index, "{}", f.name);
+            assert_eq!(e.index.to_vec(), index, "{}", f.name);
             assert_eq!(
                 e.data,
                 DataRef::Ref {

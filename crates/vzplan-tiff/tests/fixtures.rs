@@ -343,7 +343,7 @@ fn pixel(
         .chunks
         .entries
         .iter()
-        .find(|e| e.index == bidx)
+        .find(|e| *e.index == *bidx)
         .expect("block allocated");
     let DataRef::Ref { offset, length } = e.data else {
         panic!()
@@ -422,7 +422,10 @@ fn pages_are_also_stacked() {
         let a = find(&l, page).unwrap();
         for (k, e) in a.chunks.entries.iter().enumerate() {
             let se = &s.chunks.entries.get(p * 4 + k).unwrap();
-            assert_eq!(se.index, [vec![p as u64], e.index.to_vec()].concat());
+            assert_eq!(
+                se.index.to_vec(),
+                [vec![p as u64], e.index.to_vec()].concat()
+            );
             assert_eq!(se.data, e.data);
         }
     }

@@ -112,10 +112,10 @@ fn unwritten_bands_padded_last_strips_are_left_to_the_fill_value() {
     assert_eq!(a.chunks.block, [1, 8, 30]);
     assert_eq!(a.chunks.edges, EdgeStorage::Exact);
     // 3 planes × 3 strips, less the padded empty last strips of bands 2 and 3.
-    let idx: Vec<&[u64]> = a.chunks.entries.iter().map(|e| e.index).collect();
+    let idx: Vec<Vec<u64>> = a.chunks.entries.iter().map(|e| e.index.to_vec()).collect();
     assert_eq!(idx.len(), 7);
-    assert!(idx.contains(&[0, 2, 0].as_slice()));
-    assert!(!idx.contains(&[1, 2, 0].as_slice()) && !idx.contains(&[2, 2, 0].as_slice()));
+    assert!(idx.contains(&vec![0, 2, 0]));
+    assert!(!idx.contains(&vec![1, 2, 0]) && !idx.contains(&vec![2, 2, 0]));
 }
 
 #[test]

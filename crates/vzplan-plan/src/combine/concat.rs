@@ -132,7 +132,7 @@ impl FilePart<'_> {
         let mut key = Vec::with_capacity(grid.len());
         for e in &entries {
             let last = e.index.get(self.k) == Some(&(nblocks - 1));
-            if !concat_key(e.index, self.k, offset, nblocks, &grid, &mut key) {
+            if !concat_key(&e.index, self.k, offset, nblocks, &grid, &mut key) {
                 continue;
             }
             let keep = keep_last.filter(|_| last).map(|r| {
@@ -228,7 +228,7 @@ impl FilePart<'_> {
         let mut key = Vec::with_capacity(grid.len());
         for e in &entries {
             let last = e.index.get(k) == Some(&(nblocks - 1));
-            if !concat_key(e.index, k, offset, nblocks, &grid, &mut key) {
+            if !concat_key(&e.index, k, offset, nblocks, &grid, &mut key) {
                 continue;
             }
             let data = match e.data {

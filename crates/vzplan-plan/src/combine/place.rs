@@ -46,7 +46,7 @@ pub(crate) fn push_file(
         }
         key.clear();
         key.extend(lead);
-        key.extend_from_slice(e.index);
+        key.extend_from_slice(&e.index);
         push_block(
             p,
             &key,

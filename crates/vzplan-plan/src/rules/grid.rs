@@ -2,6 +2,7 @@
 //! rules (edges sum to the shape, every chunk key inside the grid and used once).
 
 use crate::{fix, ArrayPlan, Finding, FindingKind};
+use vzplan_core::Key;
 
 /// Final check of the grid rules; a failure is a bug, reported rather than written.
 pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
@@ -38,12 +39,12 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
         let inside = c.index.len() == p.edges.len()
             && c.index.iter().zip(&p.edges).all(|(k, e)| *k < e.count());
         if !inside {
-            findings.push(bad(c.index));
+            findings.push(bad(&c.index));
             return false;
         }
     }
     if let Some(key) = repeated(p) {
-        findings.push(bad(key));
+        findings.push(bad(&key));
         return false;
     }
     true
@@ -51,13 +52,13 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
 
 /// A key used twice, if any. Chunks usually come in key order, checked in one pass; otherwise
 /// their positions are sorted by key (8 bytes a chunk, where a map of keys took ~40).
-fn repeated(p: &ArrayPlan) -> Option<&[u64]> {
+fn repeated(p: &ArrayPlan) -> Option<Key> {
     let c = &p.chunks;
     if (1..c.len()).all(|i| c.key(i - 1) < c.key(i)) {
         return None;
     }
     let mut order: Vec<usize> = (0..c.len()).collect();
-    order.sort_unstable_by(|&a, &b| c.key(a).cmp(c.key(b)));
+    order.sort_unstable_by_key(|&i| c.key(i));
     order
         .windows(2)
         .find(|w| c.key(w[0]) == c.key(w[1]))
