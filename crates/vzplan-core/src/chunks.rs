@@ -84,6 +84,8 @@ pub struct ChunkList {
     length: Vec<u64>,
     inline: BTreeMap<usize, Vec<u8>>,
     mask: BTreeMap<usize, u32>,
+    /// Entries [`ChunkList::push`] refused for their rank.
+    refused: usize,
 }
 
 impl ChunkList {
@@ -166,14 +168,17 @@ impl ChunkList {
     }
 
     /// Appends an entry whose rank the caller has made the list's (the planner's keys, a reader's
-    /// own indexes).
-    ///
-    /// # Panics
-    /// When `index` has another rank than the entries before it: a bug of the caller.
+    /// own indexes). One of another rank is not stored but counted in [`ChunkList::refused`]: a
+    /// bug of the caller, which the planner's last check reports (never a panic).
     pub fn push(&mut self, index: &[u64], source: usize, data: ChunkData, filter_mask: u32) {
-        if let Err(e) = self.try_push(index, source, data, filter_mask) {
-            panic!("{e}");
+        if self.try_push(index, source, data, filter_mask).is_err() {
+            self.refused += 1;
         }
+    }
+
+    /// How many entries [`ChunkList::push`] refused for their rank.
+    pub fn refused(&self) -> usize {
+        self.refused
     }
 
     /// The entry at `i`.
@@ -244,6 +249,7 @@ impl ChunkList {
     fn select(&self, positions: &[usize]) -> ChunkList {
         let mut out = ChunkList {
             rank: self.rank,
+            refused: self.refused,
             ..Self::default()
         };
         out.reserve(positions.len());
@@ -288,7 +294,7 @@ impl ExactSizeIterator for Iter<'_> {}
 
 impl PartialEq for ChunkList {
     fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().eq(other.iter())
+        self.len() == other.len() && self.refused == other.refused && self.iter().eq(other.iter())
     }
 }
 
@@ -301,8 +307,7 @@ impl<'a> IntoIterator for &'a ChunkList {
 }
 
 impl FromIterator<ChunkEntry> for ChunkList {
-    /// # Panics
-    /// When the entries' indexes differ in rank (readers build them from one rank).
+    /// Entries of another rank than the first are refused (see [`ChunkList::push`]).
     fn from_iter<T: IntoIterator<Item = ChunkEntry>>(iter: T) -> Self {
         let mut l = ChunkList::new();
         for e in iter {
@@ -450,7 +455,9 @@ mod tests {
         assert!(err.to_string().contains("rank 1"), "{err}");
         let mut l = ChunkList::with_capacity(2, 1);
         assert!(l.try_push(&[0], 0, ChunkData::Inline(vec![]), 0).is_err());
+        l.push(&[0, 0, 0], 0, ChunkData::Inline(vec![]), 0);
         assert!(l.is_empty());
+        assert_eq!(l.refused(), 1);
     }
 
     #[test]

@@ -157,6 +157,9 @@ pub(crate) fn check(a: &ArrayLayout, file_size: u64) -> Result<(), String> {
             ));
         }
     }
+    if a.chunks.entries.refused() > 0 {
+        return Err("inconsistent layout: chunk indexes of different ranks".into());
+    }
     for e in &a.chunks.entries {
         if e.index.len() != rank {
             return Err(format!(

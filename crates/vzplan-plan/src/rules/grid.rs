@@ -35,6 +35,15 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
         .array(&p.path)
         .fix(fix::REPORT_BUG)
     };
+    if p.chunks.refused() > 0 {
+        let n = p.chunks.refused();
+        let e = Finding::error(
+            FindingKind::InvalidGrid,
+            format!("{n} chunk key(s) of another rank than the array's"),
+        );
+        findings.push(e.array(&p.path).fix(fix::REPORT_BUG));
+        return false;
+    }
     for c in &p.chunks {
         let inside = c.index.len() == p.edges.len()
             && c.index.iter().zip(&p.edges).all(|(k, e)| *k < e.count());
@@ -108,5 +117,19 @@ mod tests {
         assert!(!validate(&plan(&[[1, 1], [0, 0], [1, 0], [0, 0]]), &mut f));
         assert!(f[0].message.contains("[0, 0]"), "{}", f[0].message);
         assert!(!validate(&plan(&[[0, 0], [2, 0]]), &mut f));
+    }
+
+    #[test]
+    fn a_key_of_another_rank_is_reported_not_written() {
+        let mut p = plan(&[[0, 0]]);
+        let data = ChunkData::Ref {
+            offset: 0,
+            length: 8,
+        };
+        p.chunks.push(&[1], 0, data, 0);
+        assert_eq!(p.chunks.len(), 1);
+        let mut f = Vec::new();
+        assert!(!validate(&p, &mut f));
+        assert!(f[0].message.contains("another rank"), "{}", f[0].message);
     }
 }
