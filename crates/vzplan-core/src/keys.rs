@@ -42,6 +42,15 @@ impl Keys {
         }
     }
 
+    /// Compares the numbers at `a` and `b` without copying them out (ranges out of range compare
+    /// as empty).
+    pub(crate) fn cmp(&self, a: Range<usize>, b: Range<usize>) -> std::cmp::Ordering {
+        match self {
+            Keys::Narrow(v) => v.get(a).unwrap_or(&[]).cmp(v.get(b).unwrap_or(&[])),
+            Keys::Wide(v) => v.get(a).unwrap_or(&[]).cmp(v.get(b).unwrap_or(&[])),
+        }
+    }
+
     /// The numbers at `r` (empty when out of range).
     pub(crate) fn get(&self, r: Range<usize>) -> Key {
         match self {

@@ -63,14 +63,14 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
 /// their positions are sorted by key (8 bytes a chunk, where a map of keys took ~40).
 fn repeated(p: &ArrayPlan) -> Option<Key> {
     let c = &p.chunks;
-    if (1..c.len()).all(|i| c.key(i - 1) < c.key(i)) {
+    if (1..c.len()).all(|i| c.cmp_keys(i - 1, i).is_lt()) {
         return None;
     }
     let mut order: Vec<usize> = (0..c.len()).collect();
-    order.sort_unstable_by_key(|&i| c.key(i));
+    order.sort_unstable_by(|&a, &b| c.cmp_keys(a, b));
     order
         .windows(2)
-        .find(|w| c.key(w[0]) == c.key(w[1]))
+        .find(|w| c.cmp_keys(w[0], w[1]).is_eq())
         .map(|w| c.key(w[0]))
 }
 
