@@ -260,6 +260,17 @@ mod tests {
                 .to_string();
             assert_eq!(take(bad).err().map(|e| e.to_string()), Some(want));
         }
+        // Chunk indexes of two ranks in one table: a bad line, not a table of mixed keys.
+        let mixed = LAYOUT.replace(
+            r#"}}]}}]}"#,
+            r#"}},{"index":[1,0],"data":{"ref":{"offset":5,"length":4}}}]}}]}"#,
+        );
+        assert_ne!(mixed, LAYOUT);
+        let err = take(mixed.as_bytes()).err().map(|e| e.to_string());
+        assert!(
+            err.as_deref().is_some_and(|e| e.contains("rank 2")),
+            "{err:?}"
+        );
         // Secrets in a failure line's URL are redacted.
         let f = take(br#"{"url":"s3://b/k?X-Amz-Signature=abc","error":"e"}"#)
             .unwrap()
