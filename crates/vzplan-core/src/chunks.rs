@@ -4,7 +4,7 @@
 //! stored block: its grid index, the source it lives in, its bytes (a range of the source, or bytes
 //! written inline) and the HDF5 filter mask. At millions of references a `Vec` of structs costs
 //! ~100 bytes a reference (a heap-allocated index per entry, an enum sized for inline bytes); these
-//! columns cost `4 × rank + 16` bytes (indexes as `u32` while they fit, see [`Key`]), plus 4 once a
+//! columns cost `4 × rank + 16` bytes (indexes as `u32` while they fit, see [`KeyRef`]), plus 4 once a
 //! second source appears. Inline bytes and
 //! non-zero filter masks are rare, so they are kept aside, keyed by position.
 //!
@@ -15,7 +15,7 @@
 //!  {"index": [1, 0], "data": {"inline": "AAAAAA=="}, "filter_mask": 1}]
 //! ```
 
-use crate::keys::{Key, Keys};
+use crate::keys::{KeyRef, Keys};
 use crate::{ChunkData, ChunkEntry};
 use serde::de::{Error as _, SeqAccess, Visitor};
 use serde::ser::SerializeSeq;
@@ -23,10 +23,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
 /// One entry of a [`ChunkList`], borrowed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Chunk<'a> {
-    /// Grid index (a planned chunk's key), copied out of the list.
-    pub index: Key,
+    /// Grid index (a planned chunk's key).
+    pub index: KeyRef<'a>,
     /// The source the range is in (0 in a file's own table).
     pub source: usize,
     pub data: DataRef<'a>,
@@ -203,7 +203,7 @@ impl ChunkList {
     }
 
     /// The index (key) of entry `i`; empty past the end.
-    pub fn key(&self, i: usize) -> Key {
+    pub fn key(&self, i: usize) -> KeyRef<'_> {
         let r = self.rank.unwrap_or(0);
         self.index.get(i * r..(i + 1) * r)
     }
@@ -212,7 +212,9 @@ impl ChunkList {
     /// do millions of times).
     pub fn cmp_keys(&self, a: usize, b: usize) -> std::cmp::Ordering {
         let r = self.rank.unwrap_or(0);
-        self.index.cmp(a * r..(a + 1) * r, b * r..(b + 1) * r)
+        self.index
+            .get(a * r..(a + 1) * r)
+            .cmp(&self.index.get(b * r..(b + 1) * r))
     }
 
     pub fn iter(&self) -> Iter<'_> {
@@ -261,7 +263,12 @@ impl ChunkList {
         };
         out.reserve(positions.len());
         for c in positions.iter().filter_map(|&i| self.get(i)) {
-            out.push(&c.index, c.source, c.data.to_owned(), c.filter_mask);
+            out.push(
+                &c.index.to_vec(),
+                c.source,
+                c.data.to_owned(),
+                c.filter_mask,
+            );
         }
         out
     }
@@ -346,7 +353,8 @@ impl ChunkList {
 /// The serialized form of one entry, borrowed (the same JSON as [`ChunkEntry`]).
 #[derive(Serialize)]
 struct EntryOut<'a> {
-    index: &'a [u64],
+    #[serde(serialize_with = "key_list")]
+    index: KeyRef<'a>,
     data: DataOut<'a>,
     #[serde(skip_serializing_if = "is_zero")]
     filter_mask: u32,
@@ -363,6 +371,10 @@ fn is_zero(v: &u32) -> bool {
     *v == 0
 }
 
+fn key_list<S: Serializer>(k: &KeyRef<'_>, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(k.iter())
+}
+
 fn b64_slice<S: Serializer>(v: &&[u8], s: S) -> Result<S::Ok, S::Error> {
     use base64::Engine;
     s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(v))
@@ -377,7 +389,7 @@ impl Serialize for ChunkList {
                 DataRef::Inline(b) => DataOut::Inline(b),
             };
             seq.serialize_element(&EntryOut {
-                index: &c.index,
+                index: c.index,
                 data,
                 filter_mask: c.filter_mask,
             })?;
@@ -485,11 +497,11 @@ mod tests {
         assert_eq!(l.get(0).unwrap().source, 0);
         assert_eq!(l.get(1).unwrap().source, 5);
         l.sort_by_index();
-        let keys: Vec<u64> = l.iter().map(|c| c.index[0]).collect();
+        let keys: Vec<u64> = l.iter().map(|c| c.index.at(0)).collect();
         assert_eq!(keys, [0, 1, 2]);
         assert_eq!(l.get(0).unwrap().filter_mask, 1);
         assert_eq!(l.get(1).unwrap().data, DataRef::Inline(&[9]));
-        l.retain(|c| c.index[0] != 0);
+        l.retain(|c| c.index.at(0) != 0);
         assert_eq!(l.len(), 2);
         assert_eq!(l.get(0).unwrap().data, DataRef::Inline(&[9]));
         assert_eq!(l.get(1).unwrap().filter_mask, 0);

@@ -3,11 +3,119 @@
 //! the memory of the largest column at 10⁷ references. One number past `u32` widens the column
 //! once.
 
-use smallvec::SmallVec;
+use std::cmp::Ordering;
 use std::ops::Range;
 
-/// A chunk's grid index, copied out of a list; held inline up to rank 6.
-pub type Key = SmallVec<[u64; 6]>;
+/// A chunk's grid index inside a list, borrowed: the list's `u32` or `u64` numbers, read as `u64`.
+#[derive(Clone, Copy)]
+pub enum KeyRef<'a> {
+    Narrow(&'a [u32]),
+    Wide(&'a [u64]),
+}
+
+impl<'a> KeyRef<'a> {
+    pub fn len(&self) -> usize {
+        match self {
+            KeyRef::Narrow(s) => s.len(),
+            KeyRef::Wide(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number along axis `i`.
+    pub fn get(&self, i: usize) -> Option<u64> {
+        match self {
+            KeyRef::Narrow(s) => s.get(i).map(|&x| u64::from(x)),
+            KeyRef::Wide(s) => s.get(i).copied(),
+        }
+    }
+
+    pub fn first(&self) -> Option<u64> {
+        self.get(0)
+    }
+
+    /// The number along axis `i`, like indexing a slice.
+    ///
+    /// # Panics
+    /// When `i` is not below [`KeyRef::len`].
+    pub fn at(&self, i: usize) -> u64 {
+        match self {
+            KeyRef::Narrow(s) => u64::from(s[i]),
+            KeyRef::Wide(s) => s[i],
+        }
+    }
+
+    pub fn iter(&self) -> KeyIter<'a> {
+        KeyIter { key: *self, at: 0 }
+    }
+
+    pub fn to_vec(&self) -> Vec<u64> {
+        self.iter().collect()
+    }
+}
+
+/// The numbers of a [`KeyRef`], as `u64`.
+pub struct KeyIter<'a> {
+    key: KeyRef<'a>,
+    at: usize,
+}
+
+impl Iterator for KeyIter<'_> {
+    type Item = u64;
+    fn next(&mut self) -> Option<u64> {
+        let x = self.key.get(self.at)?;
+        self.at += 1;
+        Some(x)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.key.len().saturating_sub(self.at);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for KeyIter<'_> {}
+
+impl<'a> IntoIterator for KeyRef<'a> {
+    type Item = u64;
+    type IntoIter = KeyIter<'a>;
+    fn into_iter(self) -> KeyIter<'a> {
+        self.iter()
+    }
+}
+
+impl PartialEq for KeyRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for KeyRef<'_> {}
+
+impl PartialOrd for KeyRef<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for KeyRef<'_> {
+    /// Lexicographic, as the `u64` slices would compare.
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (KeyRef::Narrow(a), KeyRef::Narrow(b)) => a.cmp(b),
+            (KeyRef::Wide(a), KeyRef::Wide(b)) => a.cmp(b),
+            _ => self.iter().cmp(other.iter()),
+        }
+    }
+}
+
+impl std::fmt::Debug for KeyRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
 
 #[derive(Clone, Debug)]
 pub(crate) enum Keys {
@@ -42,23 +150,11 @@ impl Keys {
         }
     }
 
-    /// Compares the numbers at `a` and `b` without copying them out (ranges out of range compare
-    /// as empty).
-    pub(crate) fn cmp(&self, a: Range<usize>, b: Range<usize>) -> std::cmp::Ordering {
-        match self {
-            Keys::Narrow(v) => v.get(a).unwrap_or(&[]).cmp(v.get(b).unwrap_or(&[])),
-            Keys::Wide(v) => v.get(a).unwrap_or(&[]).cmp(v.get(b).unwrap_or(&[])),
-        }
-    }
-
     /// The numbers at `r` (empty when out of range).
-    pub(crate) fn get(&self, r: Range<usize>) -> Key {
+    pub(crate) fn get(&self, r: Range<usize>) -> KeyRef<'_> {
         match self {
-            Keys::Narrow(v) => v
-                .get(r)
-                .map(|s| s.iter().map(|&x| u64::from(x)).collect())
-                .unwrap_or_default(),
-            Keys::Wide(v) => v.get(r).map(Key::from_slice).unwrap_or_default(),
+            Keys::Narrow(v) => KeyRef::Narrow(v.get(r).unwrap_or(&[])),
+            Keys::Wide(v) => KeyRef::Wide(v.get(r).unwrap_or(&[])),
         }
     }
 }
@@ -75,9 +171,13 @@ mod tests {
         k.extend(&[u64::from(u32::MAX) + 1, 3]);
         assert!(matches!(k, Keys::Wide(_)));
         k.extend(&[4, 5]);
-        assert_eq!(k.get(0..2).as_slice(), [1, 2]);
-        assert_eq!(k.get(2..4).as_slice(), [u64::from(u32::MAX) + 1, 3]);
-        assert_eq!(k.get(4..6).as_slice(), [4, 5]);
+        assert_eq!(k.get(0..2).to_vec(), [1, 2]);
+        assert_eq!(k.get(2..4).to_vec(), [u64::from(u32::MAX) + 1, 3]);
+        assert_eq!(k.get(4..6).to_vec(), [4, 5]);
         assert!(k.get(6..8).is_empty());
+        let narrow = [1u32, 2];
+        let wide = [1u64, 3];
+        assert!(KeyRef::Narrow(&narrow) < KeyRef::Wide(&wide));
+        assert_eq!(format!("{:?}", KeyRef::Narrow(&narrow)), "[1, 2]");
     }
 }

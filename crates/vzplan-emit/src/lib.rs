@@ -133,7 +133,7 @@ fn write_array(
         line.clear();
         line.push_str(",\n");
         line.push_str(prefix);
-        for &k in &c.index {
+        for k in c.index {
             line.push('/');
             line.push_str(num.format(k));
         }

@@ -113,7 +113,7 @@ fn heap_ids(
         let (off, len) = match e.data {
             DataRef::Ref { offset, length } => (offset, length),
             DataRef::Inline(d) => {
-                place(&mut out, d, &e.index, block, shape, esize)?;
+                place(&mut out, d, &e.index.to_vec(), block, shape, esize)?;
                 continue;
             }
         };
@@ -127,7 +127,7 @@ fn heap_ids(
         let dec = coords::decode(raw, filters, e.filter_mask, esize, block_bytes).ok_or(
             "variable-length strings through a filter other than deflate, shuffle, fletcher32",
         )?;
-        place(&mut out, &dec, &e.index, block, shape, esize)?;
+        place(&mut out, &dec, &e.index.to_vec(), block, shape, esize)?;
     }
     Ok(out)
 }

@@ -19,7 +19,14 @@ fn short_variables_take_the_unlimited_dimension_length() {
         assert_eq!(a.shape, [5, 2, 3], "{name}");
         assert_eq!(a.chunks.block[0], block, "{name}");
         // Only the chunks holding written records exist.
-        let rows = a.chunks.entries.iter().map(|e| e.index[0]).max().unwrap() + 1;
+        let rows = a
+            .chunks
+            .entries
+            .iter()
+            .map(|e| e.index.at(0))
+            .max()
+            .unwrap()
+            + 1;
         assert_eq!(rows, written.div_ceil(block), "{name}");
     }
     // NC_NOFILL: HDF5 fill time "never", so the straddling chunk's padding is unknown.

@@ -186,7 +186,7 @@ fn yearly_round_trip_and_second_commit() {
             let session = session.read().await;
             let path = Path::try_from(format!("/{}", a.path).as_str()).expect("path");
             for c in &a.chunks {
-                let idx = ChunkIndices(c.index.iter().map(|&k| k as u32).collect());
+                let idx = ChunkIndices(c.index.iter().map(|k| k as u32).collect());
                 let payload = session.get_chunk_ref(&path, &idx).await.expect("ref");
                 match (c.data, payload) {
                     (DataRef::Ref { offset, length }, Some(ChunkPayload::Virtual(v))) => {
@@ -197,7 +197,7 @@ fn yearly_round_trip_and_second_commit() {
                         assert!(matches!(v.checksum, Some(Checksum::LastModified(_))));
                     }
                     (DataRef::Inline(b), Some(_)) => {
-                        let key = vzplan_emit::chunk_key(&a.path, &c.index);
+                        let key = vzplan_emit::chunk_key(&a.path, &c.index.to_vec());
                         let got = store.get(&key, &ByteRange::ALL).await.expect("native");
                         assert_eq!(got.as_ref(), b, "{key}");
                     }
@@ -217,7 +217,10 @@ fn yearly_round_trip_and_second_commit() {
             .to_string();
         let raw = std::fs::read(&file).expect("source");
         let got = store
-            .get(&vzplan_emit::chunk_key("tas", &c.index), &ByteRange::ALL)
+            .get(
+                &vzplan_emit::chunk_key("tas", &c.index.to_vec()),
+                &ByteRange::ALL,
+            )
             .await
             .expect("virtual chunk");
         assert_eq!(
@@ -260,7 +263,7 @@ fn a_changed_source_is_refused_at_read_time() {
         .trim_start_matches("file://")
         .to_string();
     assert!(file.starts_with(&*src.path().canonicalize().expect("abs").to_string_lossy()));
-    let key = vzplan_emit::chunk_key("tas", &c.index);
+    let key = vzplan_emit::chunk_key("tas", &c.index.to_vec());
     rt().block_on(async {
         let (_, store) = reader(repo_dir.path(), "main").await;
         assert!(store.get(&key, &ByteRange::ALL).await.is_ok());

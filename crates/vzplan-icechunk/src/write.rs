@@ -210,7 +210,8 @@ async fn write_array(store: &Store, plan: &Plan, a: &ArrayPlan) -> Result<(u64, 
     let mut refs = Vec::new();
     let mut native = 0u64;
     for c in &a.chunks {
-        let key = vzplan_emit::chunk_key(&a.path, &c.index);
+        let index = c.index.to_vec();
+        let key = vzplan_emit::chunk_key(&a.path, &index);
         match c.data {
             DataRef::Ref { offset, length } => {
                 let bad = |reason: String| Error::Write {
@@ -224,7 +225,7 @@ async fn write_array(store: &Store, plan: &Plan, a: &ArrayPlan) -> Result<(u64, 
                 let location = VirtualChunkLocation::from_url(&src.url)
                     .map_err(|e| bad(format!("{}: {}", src.url, e.kind)))?;
                 refs.push((
-                    indices(&key, &c.index)?,
+                    indices(&key, &index)?,
                     VirtualChunkRef {
                         location,
                         offset,

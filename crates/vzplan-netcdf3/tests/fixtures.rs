@@ -137,7 +137,8 @@ fn check_against_oracle(path: &Path, oracle: &Value, opts: &Options) {
         let row: u64 = shape.iter().skip(1).product::<u64>() * a.dtype.size as u64;
         for (i, e) in t.entries.iter().enumerate() {
             assert_eq!(e.index.len(), shape.len(), "{at}");
-            if let Some((first, rest)) = e.index.split_first() {
+            let index = e.index.to_vec();
+            if let Some((first, rest)) = index.split_first() {
                 assert_eq!(*first, i as u64, "{at}");
                 assert!(rest.iter().all(|&x| x == 0), "{at}");
                 let rows = t.block[0].min(shape[0] - i as u64 * t.block[0]);

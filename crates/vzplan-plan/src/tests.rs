@@ -112,7 +112,11 @@ fn leap_years_concatenate_with_one_chunk_per_year() {
     assert_eq!(tas.edges[0].to_vec(), vec![366, 365, 365]);
     assert_eq!(tas.edges[1].to_vec(), vec![2, 2]);
     assert_eq!(tas.chunks.len(), 6);
-    let last = tas.chunks.iter().find(|c| *c.index == [2, 1]).unwrap();
+    let last = tas
+        .chunks
+        .iter()
+        .find(|c| c.index.to_vec() == [2, 1])
+        .unwrap();
     assert_eq!(last.source, 2);
     let time = p.arrays.iter().find(|a| a.path == "time").unwrap();
     assert_eq!(time.shape, vec![1096]);
@@ -163,7 +167,11 @@ fn padded_unfiltered_chunk_is_rescued_as_a_byte_prefix() {
     assert!(errors(&p).is_empty(), "{:?}", p.findings);
     let tas = p.arrays.iter().find(|a| a.path == "tas").unwrap();
     assert_eq!(tas.edges[0].to_vec(), vec![30, 30, 30, 10, 30, 30, 30, 30]);
-    let cut = tas.chunks.iter().find(|c| *c.index == [3, 0]).unwrap();
+    let cut = tas
+        .chunks
+        .iter()
+        .find(|c| c.index.to_vec() == [3, 0])
+        .unwrap();
     assert_eq!(
         cut.data.to_owned(),
         ChunkData::Ref {
@@ -172,7 +180,11 @@ fn padded_unfiltered_chunk_is_rescued_as_a_byte_prefix() {
         }
     );
     // The very last chunk keeps its full stored length (it overhangs the end).
-    let end = tas.chunks.iter().find(|c| *c.index == [7, 1]).unwrap();
+    let end = tas
+        .chunks
+        .iter()
+        .find(|c| c.index.to_vec() == [7, 1])
+        .unwrap();
     assert!(matches!(end.data, DataRef::Ref { length: 240, .. }));
     assert!(p
         .findings
@@ -301,7 +313,7 @@ fn stacking_adds_a_leading_axis() {
     assert!(tas
         .chunks
         .iter()
-        .any(|c| *c.index == [1, 0, 1] && c.source == 1));
+        .any(|c| c.index.to_vec() == [1, 0, 1] && c.source == 1));
     // The same time coordinate in both files is taken once, not stacked.
     let time = p.arrays.iter().find(|a| a.path == "time").unwrap();
     assert_eq!(time.dims, vec!["time"]);
@@ -371,7 +383,7 @@ fn patch_turns_refusals_into_inline_repairs() {
     for pt in &tas.patches {
         assert_eq!(pt.stored, vec![30, 2]);
         assert_eq!(pt.keep, vec![10, 2]);
-        assert_eq!(tas.chunks.key(pt.chunk)[0], 3);
+        assert_eq!(tas.chunks.key(pt.chunk).at(0), 3);
     }
     assert!(p.findings.iter().any(|f| f.kind == FindingKind::Patched));
 

@@ -25,7 +25,7 @@ pub(crate) fn reject_invalid(l: &mut SourceLayout) {
         if a.chunks.block.len() == a.shape.len() {
             let grid = a.chunks.grid_shape(&a.shape);
             a.chunks.entries.retain(|e| {
-                e.index.len() != grid.len() || e.index.iter().zip(&grid).all(|(i, g)| i < g)
+                e.index.len() != grid.len() || e.index.iter().zip(&grid).all(|(i, &g)| i < g)
             });
         }
     }

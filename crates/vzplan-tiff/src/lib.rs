@@ -372,7 +372,7 @@ fn stack_pages(arrays: &[ArrayLayout], pages: &[Option<usize>]) -> Option<ArrayL
         entries.extend(a.chunks.entries.iter().map(|e| {
             let mut index = Vec::with_capacity(e.index.len() + 1);
             index.push(p as u64);
-            index.extend_from_slice(&e.index);
+            index.extend(e.index);
             ChunkEntry {
                 index,
                 data: e.data.to_owned(),

@@ -290,7 +290,7 @@ fn check_blocks(
     }
     for e in &a.chunks.entries {
         assert!(
-            e.index.iter().zip(&grid).all(|(i, g)| i < g),
+            e.index.iter().zip(&grid).all(|(i, &g)| i < g),
             "{ctx}: index"
         );
     }
@@ -343,7 +343,7 @@ fn pixel(
         .chunks
         .entries
         .iter()
-        .find(|e| *e.index == *bidx)
+        .find(|e| e.index.to_vec() == *bidx)
         .expect("block allocated");
     let DataRef::Ref { offset, length } = e.data else {
         panic!()

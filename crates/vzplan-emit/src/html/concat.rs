@@ -211,7 +211,7 @@ pub(super) fn bands_svg(s: &mut String, plan: &Plan, a: &ArrayPlan, k: usize) {
     // Source of each chunk index along k, then runs of chunks per file.
     let mut src: BTreeMap<u64, usize> = BTreeMap::new();
     for c in &a.chunks {
-        if let Some(&i) = c.index.get(k) {
+        if let Some(i) = c.index.get(k) {
             src.entry(i).or_insert(c.source);
         }
     }

@@ -7,7 +7,7 @@ use crate::fix::Target;
 use crate::rules::padded::{cut_axis, own_axis, rechunk_fix, AxisCut};
 use crate::rules::{grid::validate, masks::check_masks_or_patch};
 use crate::{ArrayPlan, Finding, FindingKind, Severity};
-use vzplan_core::{ArrayLayout, AxisEdges, ChunkData, ChunkList, DataRef, SourceLayout};
+use vzplan_core::{ArrayLayout, AxisEdges, ChunkData, ChunkList, DataRef, KeyRef, SourceLayout};
 
 /// Files concatenated along axis `k`, each contributing its own cuts.
 pub(crate) fn concatenated(
@@ -131,8 +131,8 @@ impl FilePart<'_> {
         let block = &self.a.chunks.block;
         let mut key = Vec::with_capacity(grid.len());
         for e in &entries {
-            let last = e.index.get(self.k) == Some(&(nblocks - 1));
-            if !concat_key(&e.index, self.k, offset, nblocks, &grid, &mut key) {
+            let last = e.index.get(self.k) == Some(nblocks - 1);
+            if !concat_key(e.index, self.k, offset, nblocks, &grid, &mut key) {
                 continue;
             }
             let keep = keep_last.filter(|_| last).map(|r| {
@@ -165,7 +165,7 @@ impl FilePart<'_> {
             && a.codecs.is_empty()
             && entries
                 .iter()
-                .filter(|e| e.index.get(k) == Some(&(nblocks - 1)))
+                .filter(|e| e.index.get(k) == Some(nblocks - 1))
                 .all(|e| match e.data {
                     DataRef::Ref { length, .. } => length == full,
                     DataRef::Inline(d) => d.len() as u64 == full,
@@ -227,8 +227,8 @@ impl FilePart<'_> {
         let grid = a.chunks.grid_shape(&a.shape);
         let mut key = Vec::with_capacity(grid.len());
         for e in &entries {
-            let last = e.index.get(k) == Some(&(nblocks - 1));
-            if !concat_key(&e.index, k, offset, nblocks, &grid, &mut key) {
+            let last = e.index.get(k) == Some(nblocks - 1);
+            if !concat_key(e.index, k, offset, nblocks, &grid, &mut key) {
                 continue;
             }
             let data = match e.data {
@@ -250,7 +250,7 @@ impl FilePart<'_> {
 /// Writes the combined grid key of a file's block into `key`; false for a block outside the
 /// file's extent. `grid` is the file's own block grid shape.
 fn concat_key(
-    index: &[u64],
+    index: KeyRef<'_>,
     k: usize,
     offset: u64,
     nblocks: u64,
@@ -261,7 +261,7 @@ fn concat_key(
     if index.len() != grid.len() {
         return false;
     }
-    for (i, (&ix, &g)) in index.iter().zip(grid).enumerate() {
+    for (i, (ix, &g)) in index.iter().zip(grid).enumerate() {
         if i == k {
             if ix >= nblocks {
                 return false;

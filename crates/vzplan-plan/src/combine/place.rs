@@ -41,12 +41,12 @@ pub(crate) fn push_file(
     let grid = a.chunks.grid_shape(&a.shape);
     let mut key = Vec::with_capacity(grid.len() + 1);
     for e in &entries {
-        if !e.index.iter().zip(&grid).all(|(i, g)| i < g) {
+        if !e.index.iter().zip(&grid).all(|(i, &g)| i < g) {
             continue;
         }
         key.clear();
         key.extend(lead);
-        key.extend_from_slice(&e.index);
+        key.extend(e.index);
         push_block(
             p,
             &key,

@@ -156,10 +156,10 @@ impl Mosaic<'_, '_> {
         for (ti, t) in tiles.iter().enumerate().filter(|(_, t)| !t.covered) {
             let grid = t.a.chunks.grid_shape(&t.a.shape);
             for e in &t.a.chunks.entries {
-                if e.index.len() != grid.len() || e.index.iter().zip(&grid).any(|(i, g)| i >= g) {
+                if e.index.len() != grid.len() || e.index.iter().zip(&grid).any(|(i, &g)| i >= g) {
                     continue;
                 }
-                let bi = [e.index[k[0]], e.index[k[1]]];
+                let bi = [e.index.at(k[0]), e.index.at(k[1])];
                 if t.dropped.contains(&bi) {
                     continue;
                 }

@@ -122,7 +122,11 @@ fn aligned_uneven_2x2_is_one_chunk_per_strip() {
     );
     assert_eq!(a.chunks.len(), 10);
     // Chunk (3, 1) is the first strip of d.
-    let c = a.chunks.iter().find(|c| *c.index == [3, 1]).unwrap();
+    let c = a
+        .chunks
+        .iter()
+        .find(|c| c.index.to_vec() == [3, 1])
+        .unwrap();
     assert_eq!(c.source, 3);
     assert_eq!(
         c.data.to_owned(),
@@ -265,7 +269,11 @@ fn overlap_by_whole_blocks_is_resolved_last_wins() {
     );
     let a = &p.arrays[0];
     // Cell (1, 2) belongs to b (its block (0, 0)), not a.
-    let c = a.chunks.iter().find(|c| *c.index == [1, 2]).unwrap();
+    let c = a
+        .chunks
+        .iter()
+        .find(|c| c.index.to_vec() == [1, 2])
+        .unwrap();
     assert_eq!(
         (c.source, &c.data.to_owned()),
         (
@@ -369,7 +377,7 @@ fn splittable_strips_are_cut_between_rows() {
     let c = p.arrays[0]
         .chunks
         .iter()
-        .find(|c| *c.index == [1, 0])
+        .find(|c| c.index.to_vec() == [1, 0])
         .unwrap();
     assert_eq!(
         c.data.to_owned(),

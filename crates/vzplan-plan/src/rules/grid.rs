@@ -2,7 +2,6 @@
 //! rules (edges sum to the shape, every chunk key inside the grid and used once).
 
 use crate::{fix, ArrayPlan, Finding, FindingKind};
-use vzplan_core::Key;
 
 /// Final check of the grid rules; a failure is a bug, reported rather than written.
 pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
@@ -46,9 +45,9 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
     }
     for c in &p.chunks {
         let inside = c.index.len() == p.edges.len()
-            && c.index.iter().zip(&p.edges).all(|(k, e)| *k < e.count());
+            && c.index.iter().zip(&p.edges).all(|(k, e)| k < e.count());
         if !inside {
-            findings.push(bad(&c.index));
+            findings.push(bad(&c.index.to_vec()));
             return false;
         }
     }
@@ -61,7 +60,7 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
 
 /// A key used twice, if any. Chunks usually come in key order, checked in one pass; otherwise
 /// their positions are sorted by key (8 bytes a chunk, where a map of keys took ~40).
-fn repeated(p: &ArrayPlan) -> Option<Key> {
+fn repeated(p: &ArrayPlan) -> Option<Vec<u64>> {
     let c = &p.chunks;
     if (1..c.len()).all(|i| c.cmp_keys(i - 1, i).is_lt()) {
         return None;
@@ -71,7 +70,7 @@ fn repeated(p: &ArrayPlan) -> Option<Key> {
     order
         .windows(2)
         .find(|w| c.cmp_keys(w[0], w[1]).is_eq())
-        .map(|w| c.key(w[0]))
+        .map(|w| c.key(w[0]).to_vec())
 }
 
 #[cfg(test)]
