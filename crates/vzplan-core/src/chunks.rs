@@ -182,23 +182,27 @@ impl ChunkList {
     }
 
     /// The entry at `i`.
+    #[inline]
     pub fn get(&self, i: usize) -> Option<Chunk<'_>> {
-        if i >= self.len() {
-            return None;
-        }
+        let (&offset, &length) = (self.offset.get(i)?, self.length.get(i)?);
         let r = self.rank.unwrap_or(0);
-        let data = match self.inline.get(&i) {
+        // The side maps are empty for nearly every list: skip their lookups then.
+        let inline = (!self.inline.is_empty())
+            .then(|| self.inline.get(&i))
+            .flatten();
+        let data = match inline {
             Some(b) => DataRef::Inline(b),
-            None => DataRef::Ref {
-                offset: self.offset[i],
-                length: self.length[i],
-            },
+            None => DataRef::Ref { offset, length },
+        };
+        let filter_mask = match self.mask.is_empty() {
+            true => 0,
+            false => self.mask.get(&i).copied().unwrap_or(0),
         };
         Some(Chunk {
             index: self.index.get(i * r..(i + 1) * r),
             source: self.source.get(i).map_or(0, |&s| s as usize),
             data,
-            filter_mask: self.mask.get(&i).copied().unwrap_or(0),
+            filter_mask,
         })
     }
 
@@ -293,6 +297,7 @@ pub struct Iter<'a> {
 
 impl<'a> Iterator for Iter<'a> {
     type Item = Chunk<'a>;
+    #[inline]
     fn next(&mut self) -> Option<Chunk<'a>> {
         let c = self.list.get(self.at)?;
         self.at += 1;

@@ -49,7 +49,10 @@ impl<'a> KeyRef<'a> {
     }
 
     pub fn iter(&self) -> KeyIter<'a> {
-        KeyIter { key: *self, at: 0 }
+        match *self {
+            KeyRef::Narrow(s) => KeyIter::Narrow(s.iter()),
+            KeyRef::Wide(s) => KeyIter::Wide(s.iter()),
+        }
     }
 
     pub fn to_vec(&self) -> Vec<u64> {
@@ -58,21 +61,25 @@ impl<'a> KeyRef<'a> {
 }
 
 /// The numbers of a [`KeyRef`], as `u64`.
-pub struct KeyIter<'a> {
-    key: KeyRef<'a>,
-    at: usize,
+pub enum KeyIter<'a> {
+    Narrow(std::slice::Iter<'a, u32>),
+    Wide(std::slice::Iter<'a, u64>),
 }
 
 impl Iterator for KeyIter<'_> {
     type Item = u64;
+    #[inline]
     fn next(&mut self) -> Option<u64> {
-        let x = self.key.get(self.at)?;
-        self.at += 1;
-        Some(x)
+        match self {
+            KeyIter::Narrow(it) => it.next().map(|&x| u64::from(x)),
+            KeyIter::Wide(it) => it.next().copied(),
+        }
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.key.len().saturating_sub(self.at);
-        (n, Some(n))
+        match self {
+            KeyIter::Narrow(it) => it.size_hint(),
+            KeyIter::Wide(it) => it.size_hint(),
+        }
     }
 }
 

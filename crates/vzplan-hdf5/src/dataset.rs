@@ -10,7 +10,9 @@ use crate::error::{Error, Result};
 use crate::heap::GlobalHeaps;
 use crate::messages::{self as m, Datatype, Filter, Layout};
 use crate::ohdr::{self, ObjHeader};
-use vzplan_core::{ArrayLayout, ChunkData, ChunkEntry, ChunkTable, EdgeStorage, ProblemKind};
+use vzplan_core::{
+    ArrayLayout, ChunkData, ChunkEntry, ChunkList, ChunkTable, EdgeStorage, ProblemKind,
+};
 
 /// What the netCDF pass needs about a dataset besides its layout.
 pub struct DsInfo {
@@ -318,7 +320,7 @@ fn chunk_table(
                 block: chunk.clone(),
                 edges: EdgeStorage::Padded,
                 splittable: false,
-                entries: entries.into(),
+                entries,
             })
         }
     }
@@ -390,7 +392,8 @@ fn check_chunk_shape(
 }
 
 /// Chunk index records → entries sorted by chunk index (duplicates dropped), each checked to lie
-/// inside the file.
+/// inside the file. The indexes go into one flat buffer and a sorted list of positions: no
+/// allocation per chunk.
 fn chunk_entries(
     ctx: &Ctx,
     raw: Vec<crate::chunks::RawChunk>,
@@ -398,7 +401,7 @@ fn chunk_entries(
     shape: &[u64],
     filters: &[Filter],
     flags: u8,
-) -> std::result::Result<Vec<ChunkEntry>, Fail> {
+) -> std::result::Result<ChunkList, Fail> {
     // DONT_FILTER_PARTIAL_BOUND_CHUNKS: edge chunks reaching past the extent are stored
     // with no filter applied. That is what a filter mask with every bit set says, so they
     // are reported as such (the planner refuses them, or `--patch` re-encodes them).
@@ -410,9 +413,10 @@ fn chunk_entries(
     } else {
         (1u32 << filters.len()) - 1
     };
-    let mut entries = Vec::with_capacity(raw.len());
-    for rc in raw {
-        if rc.offset.len() != chunk.len() {
+    let rank = chunk.len();
+    let mut index: Vec<u64> = Vec::with_capacity(raw.len().saturating_mul(rank));
+    for rc in &raw {
+        if rc.offset.len() != rank {
             return Err(Fail::Err(Error::malformed(
                 "chunk offset of the wrong rank",
             )));
@@ -427,7 +431,16 @@ fn chunk_entries(
                 rc.offset, rc.addr, rc.size
             )));
         }
-        let index: Vec<u64> = rc.offset.iter().zip(chunk).map(|(o, c)| o / c).collect();
+        index.extend(rc.offset.iter().zip(chunk).map(|(o, c)| o / c));
+    }
+    let key = |i: usize| &index[i * rank..(i + 1) * rank];
+    // Stable: of two records with one index, the first in the index wins (as before).
+    let mut order: Vec<usize> = (0..raw.len()).collect();
+    order.sort_by(|&a, &b| key(a).cmp(key(b)));
+    order.dedup_by(|a, b| key(*a) == key(*b));
+    let mut entries = ChunkList::with_capacity(rank, order.len());
+    for i in order {
+        let rc = &raw[i];
         let partial = rc
             .offset
             .iter()
@@ -439,17 +452,12 @@ fn chunk_entries(
         } else {
             rc.filter_mask
         };
-        entries.push(ChunkEntry {
-            index,
-            data: ChunkData::Ref {
-                offset: rc.addr,
-                length: rc.size,
-            },
-            filter_mask,
-        });
+        let data = ChunkData::Ref {
+            offset: rc.addr,
+            length: rc.size,
+        };
+        entries.push(key(i), 0, data, filter_mask);
     }
-    entries.sort_by(|a, b| a.index.cmp(&b.index));
-    entries.dedup_by(|a, b| a.index == b.index);
     Ok(entries)
 }
 
