@@ -4,9 +4,9 @@
 //! stored block: its grid index, the source it lives in, its bytes (a range of the source, or bytes
 //! written inline) and the HDF5 filter mask. At millions of references a `Vec` of structs costs
 //! ~100 bytes a reference (a heap-allocated index per entry, an enum sized for inline bytes); these
-//! columns cost `4 × rank + 16` bytes (indexes as `u32` while they fit, see [`KeyRef`]), plus 4 once a
-//! second source appears. Inline bytes and
-//! non-zero filter masks are rare, so they are kept aside, keyed by position.
+//! columns cost `4 × rank + 16` bytes (indexes as `u32` while they fit, see [`KeyRef`]), plus 4
+//! once a second source appears. Inline bytes and non-zero filter masks are rare, so they are kept
+//! aside, keyed by position.
 //!
 //! Serialized (layout lines of `vzplan scan`) as a list of entries:
 //!
@@ -46,18 +46,6 @@ impl DataRef<'_> {
         match self {
             DataRef::Ref { offset, length } => ChunkData::Ref { offset, length },
             DataRef::Inline(b) => ChunkData::Inline(b.to_vec()),
-        }
-    }
-}
-
-impl ChunkData {
-    pub fn as_data_ref(&self) -> DataRef<'_> {
-        match self {
-            ChunkData::Ref { offset, length } => DataRef::Ref {
-                offset: *offset,
-                length: *length,
-            },
-            ChunkData::Inline(b) => DataRef::Inline(b),
         }
     }
 }
@@ -325,33 +313,17 @@ impl<'a> IntoIterator for &'a ChunkList {
     }
 }
 
-impl FromIterator<ChunkEntry> for ChunkList {
+impl From<Vec<ChunkEntry>> for ChunkList {
     /// Entries of another rank than the first are refused (see [`ChunkList::push`]).
-    fn from_iter<T: IntoIterator<Item = ChunkEntry>>(iter: T) -> Self {
-        let mut l = ChunkList::new();
-        for e in iter {
+    fn from(v: Vec<ChunkEntry>) -> Self {
+        let mut l = match v.first() {
+            Some(e) => ChunkList::with_capacity(e.index.len(), v.len()),
+            None => ChunkList::new(),
+        };
+        for e in v {
             l.push(&e.index, 0, e.data, e.filter_mask);
         }
         l
-    }
-}
-
-impl From<Vec<ChunkEntry>> for ChunkList {
-    fn from(v: Vec<ChunkEntry>) -> Self {
-        let mut l = ChunkList::new();
-        if let Some(e) = v.first() {
-            l = ChunkList::with_capacity(e.index.len(), v.len());
-        }
-        l.extend_entries(v);
-        l
-    }
-}
-
-impl ChunkList {
-    fn extend_entries(&mut self, v: Vec<ChunkEntry>) {
-        for e in v {
-            self.push(&e.index, 0, e.data, e.filter_mask);
-        }
     }
 }
 

@@ -33,7 +33,8 @@ fn file(
                 filter_mask: 0,
             })
         })
-        .collect();
+        .collect::<Vec<_>>()
+        .into();
     let tas = ArrayLayout {
         path: "tas".into(),
         dims: vec![Dim::new("time", true), Dim::new("lat", false)],
