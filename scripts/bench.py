@@ -217,7 +217,7 @@ def kerchunk_build(paths, concat="time"):
             "bytes_per_file": nbytes / len(paths), "refs": len(combined["refs"]), "_refs": combined}
 
 
-def virtualizarr_build(paths, concat="time"):
+def virtualizarr_build(paths, concat="time", decode_times=None):
     import xarray as xr
     from obstore.store import LocalStore
     from virtualizarr import open_virtual_dataset
@@ -227,7 +227,8 @@ def virtualizarr_build(paths, concat="time"):
     t = time.perf_counter()
     reg = ObjectStoreRegistry({"file://": LocalStore()})
     vds = [open_virtual_dataset("file://" + os.path.abspath(p), registry=reg, parser=HDFParser(),
-                                loadable_variables=["time", "lat", "lon"]) for p in paths]
+                                loadable_variables=["time", "lat", "lon"], decode_times=decode_times)
+           for p in paths]
     combined = xr.concat(vds, dim=concat, coords="minimal", compat="override", join="override")
     refs = combined.vz.to_kerchunk(format="dict")
     return {"seconds": time.perf_counter() - t, "refs": len(refs["refs"]), "_refs": refs}
@@ -301,10 +302,18 @@ def main():
     ap.add_argument("--dir", default="/tmp/vzplan-bench")
     ap.add_argument("--out", default=None)
     ap.add_argument("--sweep", action="store_true", help="cost against files and chunks per file")
+    ap.add_argument("--scale", action="store_true",
+                    help="issue 13's table: 1,000 files, 307 k and 1 M refs against kerchunk and VirtualiZarr")
     ap.add_argument("--sweep-files", default="100,300,1000,3000")
     ap.add_argument("--sweep-chunks", default="4,30,300,3000")
     ap.add_argument("--sweep-chunk-files", type=int, default=20, help="files per chunks point")
     args = ap.parse_args()
+    if args.scale:
+        import bench_scale
+        res = bench_scale.run(args.vzplan, args.dir, args.repeat)
+        if args.out:
+            Path(args.out).write_text(json.dumps(res, indent=1))
+        return
     if args.sweep:
         ints = lambda s: [int(x) for x in s.split(",")]  # noqa: E731
         res = sweep(args.vzplan, Path(args.dir), args.repeat, ints(args.sweep_files),
