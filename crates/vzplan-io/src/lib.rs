@@ -123,28 +123,33 @@ pub struct LocalFile {
 
 impl LocalFile {
     pub fn open(path: impl AsRef<Path>) -> Result<Self, IoError> {
+        use std::os::unix::fs::OpenOptionsExt;
         let path = path.as_ref();
         let url = file_url(path);
-        // Checked before opening: opening a FIFO blocks until a writer comes.
-        if let Some(why) = not_regular(path) {
-            return Err(IoError::Open {
-                url,
-                source: std::io::Error::other(why),
-            });
-        }
-        let file = File::open(path).map_err(|source| IoError::Open {
+        let refused = |why: String| IoError::Open {
             url: url.clone(),
-            source,
-        })?;
+            source: std::io::Error::other(why),
+        };
+        // Non-blocking, so that opening a FIFO returns at once (and is refused by its type below)
+        // instead of waiting for a writer; reads of a regular file ignore the flag. One `fstat`
+        // tells the type: no `stat` before opening.
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(|source| match not_regular(path) {
+                Some(why) => refused(why),
+                None => IoError::Open {
+                    url: url.clone(),
+                    source,
+                },
+            })?;
         let md = file.metadata().map_err(|source| IoError::Open {
             url: url.clone(),
             source,
         })?;
-        if md.is_dir() {
-            return Err(IoError::Open {
-                url,
-                source: std::io::Error::other("is a directory"),
-            });
+        if let Some(why) = irregular(md.file_type()) {
+            return Err(refused(why.to_string()));
         }
         let mtime = md.modified().ok().map(rfc3339);
         Ok(LocalFile {
@@ -196,7 +201,6 @@ impl RangeRead for LocalFile {
 /// a dangling link, a link loop, a directory, a FIFO, a socket, a device. Looked at without
 /// opening the path.
 pub fn not_regular(path: &Path) -> Option<String> {
-    use std::os::unix::fs::FileTypeExt;
     let md = match std::fs::metadata(path) {
         Ok(md) => md,
         Err(e) => {
@@ -210,7 +214,12 @@ pub fn not_regular(path: &Path) -> Option<String> {
             });
         }
     };
-    let t = md.file_type();
+    irregular(md.file_type()).map(str::to_string)
+}
+
+/// Why a file of type `t` cannot be read as a file, or None for a regular file.
+fn irregular(t: std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
     let what = if t.is_file() {
         return None;
     } else if t.is_dir() {
@@ -224,7 +233,7 @@ pub fn not_regular(path: &Path) -> Option<String> {
     } else {
         "is not a regular file"
     };
-    Some(what.to_string())
+    Some(what)
 }
 
 /// `file:///abs/path` for a local path (made absolute against the current directory).
@@ -573,6 +582,32 @@ mod tests {
             "mem://x",
             (0..n).map(|i| (i % 251) as u8).collect(),
         ))
+    }
+
+    /// Opening tells the type from the open file (no `stat` before): a FIFO is refused at once
+    /// rather than blocking for a writer, a directory by name.
+    #[test]
+    fn opening_refuses_what_is_not_a_regular_file_without_blocking() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("p.nc");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()));
+        let err = LocalFile::open(&fifo).err().map(|e| e.to_string());
+        assert!(
+            err.as_deref().is_some_and(|e| e.contains("FIFO")),
+            "{err:?}"
+        );
+        let err = LocalFile::open(d.path()).err().map(|e| e.to_string());
+        assert!(
+            err.as_deref().is_some_and(|e| e.contains("is a directory")),
+            "{err:?}"
+        );
+        let err = LocalFile::open(d.path().join("missing.nc")).err();
+        assert!(err.is_some());
+        let file = d.path().join("f.nc");
+        std::fs::write(&file, b"abc").unwrap();
+        let f = LocalFile::open(&file).unwrap();
+        assert_eq!(f.read_at(1, 2).unwrap(), b"bc");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! layout files on local disk or object storage.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use vzplan_io::{IoOptions, ObjectMeta};
 
 /// What to scan: paths, globs and object URLs, file lists (`--files-from`), and optionally one
@@ -105,9 +105,11 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
         }
         let local = p.strip_prefix("file://").unwrap_or(p);
         // A path that exists as a directory entry (a dangling link or a loop too) is an input
-        // as given; whether it can be read is decided without opening it.
-        if std::fs::symlink_metadata(local).is_ok() {
-            out.push(local_input(local));
+        // as given; whether it can be read is decided without opening it. A regular file takes
+        // one `stat`; only what is not one is looked at again.
+        let why = vzplan_io::not_regular(Path::new(local));
+        if why.is_none() || std::fs::symlink_metadata(local).is_ok() {
+            out.push(local_input(local, why));
             continue;
         }
         // A pattern's matches: directories are not inputs; anything else that is not a regular
@@ -124,15 +126,16 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
         out.extend(
             matches
                 .iter()
-                .map(|m| local_input(&m.display().to_string())),
+                .map(|m| local_input(&m.display().to_string(), vzplan_io::not_regular(m))),
         );
     }
     Ok(out)
 }
 
-fn local_input(path: &str) -> Input {
-    let p = std::path::Path::new(path);
-    let rejected = vzplan_io::not_regular(p).map(|why| {
+/// A local input; `why` it cannot be read as a file (from [`vzplan_io::not_regular`]), if so.
+fn local_input(path: &str, why: Option<String>) -> Input {
+    let p = Path::new(path);
+    let rejected = why.map(|why| {
         if p.is_dir() {
             let glob = p.join("*.nc");
             format!("{why} — did you mean '{}'?", glob.display())
