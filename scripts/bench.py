@@ -61,12 +61,13 @@ def make_collection(d, files, ny, nx, chunk_t):
     return paths
 
 
-def make_chunked(d, files, chunks):
-    """`files` netCDF-4 files of `chunks` time steps each, one zlib chunk per step: tas(time, 4, 8)."""
+def make_chunked(d, files, chunks, names=("tas",), prefix="tas"):
+    """`files` netCDF-4 files of `chunks` time steps each, with the variables `names`(time, 4, 8)
+    in one zlib chunk per step, and a `time` coordinate running on across the files."""
     d.mkdir(parents=True, exist_ok=True)
     paths = []
     for i in range(files):
-        p = d / f"tas_{i:05d}.nc"
+        p = d / f"{prefix}_{i:05d}.nc"
         paths.append(str(p))
         if p.exists():
             continue
@@ -77,9 +78,11 @@ def make_chunked(d, files, chunks):
             t = ds.createVariable("time", "f8", ("time",))
             t.units = "days since 2000-01-01"
             t[:] = np.arange(chunks * i, chunks * (i + 1))
-            v = ds.createVariable("tas", "f4", ("time", "lat", "lon"), zlib=True, complevel=1,
-                                  chunksizes=(1, 4, 8))
-            v[:] = np.random.default_rng(i).standard_normal((chunks, 4, 8)).astype("f4")
+            rng = np.random.default_rng(i)
+            for name in names:
+                v = ds.createVariable(name, "f4", ("time", "lat", "lon"), zlib=True,
+                                      complevel=1, chunksizes=(1, 4, 8))
+                v[:] = rng.standard_normal((chunks, 4, 8)).astype("f4")
     return paths
 
 

@@ -22,9 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import netCDF4
-import numpy as np
-
 import bench
 
 FLOOR_C = r"""
@@ -56,29 +53,9 @@ int main(int argc, char **argv) {
 """
 
 
-def make_vars(d, files, chunks=4, nvars=3):
-    """`files` netCDF-4 files of `nvars` variables (t, 4, 8), each in `chunks` zlib chunks of one
-    step, plus a `time` coordinate running on across the files."""
-    d.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for i in range(files):
-        p = d / f"v_{i:05d}.nc"
-        paths.append(str(p))
-        if p.exists():
-            continue
-        with netCDF4.Dataset(p, "w", format="NETCDF4") as ds:
-            ds.createDimension("time", None)
-            ds.createDimension("lat", 4)
-            ds.createDimension("lon", 8)
-            t = ds.createVariable("time", "f8", ("time",))
-            t.units = "days since 2000-01-01"
-            t[:] = np.arange(chunks * i, chunks * (i + 1))
-            rng = np.random.default_rng(i)
-            for name in ["tas", "pr", "huss"][:nvars]:
-                v = ds.createVariable(name, "f4", ("time", "lat", "lon"), zlib=True,
-                                      complevel=1, chunksizes=(1, 4, 8))
-                v[:] = rng.standard_normal((chunks, 4, 8)).astype("f4")
-    return paths
+def make_vars(d, files):
+    """1,000-file workload: three variables (tas, pr, huss) in 4 chunks each per file."""
+    return bench.make_chunked(d, files, 4, names=("tas", "pr", "huss"), prefix="v")
 
 
 def cpu_in_child(fn, paths):
