@@ -14,7 +14,7 @@
 //! cumulative-count width of the level below (absent just above the leaves).
 
 use crate::chunks::checksum;
-use crate::ctx::{bytes_needed, Ctx};
+use crate::ctx::{bytes_needed, Ctx, Cur};
 use crate::error::{Error, Result};
 use std::collections::HashSet;
 
@@ -151,14 +151,8 @@ impl Walk<'_, '_> {
             )));
         }
         let rec = u64::from(self.h.record_size);
-        // nrec ≤ capacity ≤ node size, so these products cannot overflow.
         let recs_len = nrec * rec;
-        let ptr_len = if depth == 0 {
-            0
-        } else {
-            self.ctx.so as u64 + self.lv.nrec_width as u64 + self.lv.cum_width[d - 1] as u64
-        };
-        let body = 6 + recs_len + (if depth == 0 { 0 } else { (nrec + 1) * ptr_len });
+        let body = self.body_len(nrec, depth);
         let buf = self.ctx.read(addr, body + 4)?;
         let mut c = self.ctx.cur(&buf);
         c.sig(if depth == 0 { b"BTLF" } else { b"BTIN" })?;
@@ -177,13 +171,7 @@ impl Walk<'_, '_> {
             self.out.extend(recs.chunks_exact(rec).map(<[u8]>::to_vec));
             return Ok(());
         }
-        let mut children = Vec::with_capacity(nrec as usize + 1);
-        for _ in 0..=nrec {
-            let child = c.offset()?;
-            let n = c.uint(self.lv.nrec_width)?;
-            c.skip(self.lv.cum_width[d - 1])?;
-            children.push((child, n));
-        }
+        let children = self.children(&mut c, nrec, depth)?;
         for (i, (child, n)) in children.into_iter().enumerate() {
             self.node(child, n, depth - 1)?;
             if let Some(r) = recs.get(i * rec..(i + 1) * rec) {
@@ -191,6 +179,75 @@ impl Walk<'_, '_> {
             }
         }
         Ok(())
+    }
+}
+
+impl Walk<'_, '_> {
+    /// Bytes of a node of `depth` holding `nrec` records, without its checksum. `nrec` is at
+    /// most the depth's capacity, which is at most the node size: no overflow.
+    fn body_len(&self, nrec: u64, depth: u16) -> u64 {
+        let recs_len = nrec * u64::from(self.h.record_size);
+        if depth == 0 {
+            return 6 + recs_len;
+        }
+        let d = usize::from(depth);
+        let ptr_len =
+            self.ctx.so as u64 + self.lv.nrec_width as u64 + self.lv.cum_width[d - 1] as u64;
+        6 + recs_len + (nrec + 1) * ptr_len
+    }
+
+    /// The child pointers (address, records) of an internal node, `c` past its records.
+    fn children(&self, c: &mut Cur, nrec: u64, depth: u16) -> Result<Vec<(u64, u64)>> {
+        let d = usize::from(depth);
+        let mut children = Vec::with_capacity(nrec as usize + 1);
+        for _ in 0..=nrec {
+            let child = c.offset()?;
+            let n = c.uint(self.lv.nrec_width)?;
+            c.skip(self.lv.cum_width[d - 1])?;
+            children.push((child, n));
+        }
+        Ok(children)
+    }
+
+    /// Reads the tree ahead of the walk, one batch per level ([`Ctx::prefetch`]), so that the
+    /// walk's node reads are cache hits: on object storage a tree costs a round trip per level,
+    /// not per node. Best effort: it stops at the first node it cannot parse (the walk then
+    /// reports it), and it reads at most as many nodes as the file can hold.
+    fn prefetch_levels(&self, root: u64, nrec: u64, depth: u16) {
+        let max_nodes = self.ctx.r.size() / u64::from(self.h.node_size).max(1) + 1;
+        let mut seen: HashSet<u64> = HashSet::new();
+        let mut level = vec![(root, nrec)];
+        for d in (1..=depth).rev() {
+            let mut next = Vec::new();
+            for &(addr, n) in &level {
+                if n > self.lv.max_nrec[usize::from(d)] {
+                    return;
+                }
+                let Ok(buf) = self.ctx.read(addr, self.body_len(n, d) + 4) else {
+                    return;
+                };
+                let mut c = self.ctx.cur(&buf);
+                let skip = 6 + n * u64::from(self.h.record_size);
+                let Ok(ch) = c
+                    .skip(skip as usize)
+                    .and_then(|_| self.children(&mut c, n, d))
+                else {
+                    return;
+                };
+                next.extend(ch.into_iter().filter(|&(a, _)| seen.insert(a)));
+                if next.len() as u64 > max_nodes {
+                    return;
+                }
+            }
+            let cap = self.lv.max_nrec[usize::from(d - 1)];
+            let reqs: Vec<(u64, u64)> = next
+                .iter()
+                .filter(|&&(_, n)| n <= cap)
+                .map(|&(a, n)| (a, self.body_len(n, d - 1) + 4))
+                .collect();
+            self.ctx.prefetch(&reqs);
+            level = next;
+        }
     }
 }
 
@@ -220,6 +277,7 @@ pub fn records(ctx: &Ctx, header_addr: u64) -> Result<(u8, Vec<Vec<u8>>)> {
         visited: HashSet::new(),
         out: Vec::with_capacity(total as usize),
     };
+    w.prefetch_levels(root, u64::from(nrec), depth);
     w.node(root, u64::from(nrec), depth)?;
     if w.out.len() as u64 != total {
         return Err(Error::malformed(format!(

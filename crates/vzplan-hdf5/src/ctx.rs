@@ -55,6 +55,23 @@ impl<'a> Ctx<'a> {
         }
         Ok(self.r.read_many(&ranges)?)
     }
+    /// Asks for several structures at once so that the reads that follow find them in the block
+    /// cache: on object storage, one round trip for a whole level of an index instead of one per
+    /// node. A hint only: ranges that do not lie inside the file are left out (the read that
+    /// needs them reports the error), and a failed batch is ignored the same way.
+    pub fn prefetch(&self, reqs: &[(u64, u64)]) {
+        let size = self.r.size();
+        let ranges: Vec<(u64, u64)> = reqs
+            .iter()
+            .filter_map(|&(addr, len)| {
+                let abs = self.base.checked_add(addr)?;
+                (abs.checked_add(len)? <= size).then_some((abs, len))
+            })
+            .collect();
+        if ranges.len() > 1 {
+            let _ = self.r.read_many(&ranges);
+        }
+    }
     /// The "undefined address" (all bits set in Size of Offsets bytes).
     pub fn undef(&self) -> u64 {
         if self.so >= 8 {

@@ -74,6 +74,22 @@ impl Ea<'_, '_> {
         Ok(())
     }
 
+    fn dblk_prefix(&self) -> u64 {
+        4 + 1 + 1 + self.ctx.so as u64 + self.off_size as u64
+    }
+
+    /// Bytes of a data block of `n` entries, with its checksum(s); `None` when that overflows.
+    fn dblk_len(&self, n: u64, paged: bool) -> Option<u64> {
+        if paged {
+            let page_len = self.page_n.checked_mul(self.entry_size)?;
+            let pages = (n / self.page_n).checked_mul(page_len.checked_add(4)?)?;
+            (self.dblk_prefix() + 4).checked_add(pages)
+        } else {
+            n.checked_mul(self.entry_size)?
+                .checked_add(self.dblk_prefix() + 4)
+        }
+    }
+
     /// Reads the data block at `addr` holding entries `first..first+n`. `pages` is the page
     /// bitmap and bit offset of this block's pages when the block is paged.
     fn data_block(
@@ -83,21 +99,16 @@ impl Ea<'_, '_> {
         n: u64,
         pages: Option<(&[u8], u64)>,
     ) -> Result<()> {
-        let so = self.ctx.so as u64;
-        let prefix = 4 + 1 + 1 + so + self.off_size as u64;
+        let prefix = self.dblk_prefix();
         let overflow = || Error::malformed("extensible array data block size overflows");
-        let elems = n.checked_mul(self.entry_size).ok_or_else(overflow)?;
         match pages {
             None => {
-                let buf = self.ctx.read(addr, prefix + elems + 4)?;
+                let len = self.dblk_len(n, false).ok_or_else(overflow)?;
+                let buf = self.ctx.read(addr, len)?;
                 let mut c = self.ctx.cur(&buf);
                 self.prefix(&mut c, b"EADB", addr)?;
                 c.skip(self.off_size)?;
-                checksum::verify(
-                    &buf,
-                    (prefix + elems) as usize,
-                    "extensible array data block",
-                )?;
+                checksum::verify(&buf, len as usize - 4, "extensible array data block")?;
                 for i in first..first.saturating_add(n) {
                     self.push(i, &mut c)?;
                 }
@@ -105,7 +116,7 @@ impl Ea<'_, '_> {
             Some((bitmap, bit0)) => {
                 let npages = n / self.page_n;
                 let page_len = self.page_n * self.entry_size;
-                let len = prefix + 4 + npages.checked_mul(page_len + 4).ok_or_else(overflow)?;
+                let len = self.dblk_len(n, true).ok_or_else(overflow)?;
                 // One read for the block prefix and all of its pages.
                 let buf = self.ctx.read(addr, len)?;
                 let mut c = self.ctx.cur(&buf);
@@ -272,6 +283,7 @@ pub fn extensible_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<V
     let n_dblk_addrs = 2 * (h.min_ptrs - 1);
     let n_sblk_addrs = nsblks.saturating_sub(iblock_sblks);
     let (dblk_addrs, sblk_addrs) = ea.index_block(&h, n_dblk_addrs, n_sblk_addrs)?;
+    ea.prefetch_blocks(&h, &dblk_addrs, &sblk_addrs, (nsblks, iblock_sblks));
 
     // Walk the super blocks in order; `first` is the index of the next block's first entry.
     let mut first = h.idx_elmts;
@@ -312,6 +324,52 @@ pub fn extensible_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<V
 }
 
 impl Ea<'_, '_> {
+    /// Reads the array's blocks ahead of the walk, one batch per level ([`Ctx::prefetch`]): the
+    /// index block's data blocks with the secondary blocks, then the secondary blocks' data
+    /// blocks. On object storage that is two round trips instead of one per block. Best effort:
+    /// whatever does not parse is left to the walk to report.
+    fn prefetch_blocks(
+        &self,
+        h: &Header,
+        dblks: &[u64],
+        sblks: &[u64],
+        (nsblks, in_iblock): (u64, u64),
+    ) {
+        let undef = |a: u64| self.ctx.is_undef(a);
+        let (mut level, mut secondaries) = (Vec::new(), Vec::new());
+        let mut dblk_i = 0usize;
+        for u in 0..nsblks {
+            let ndblks = 1u64 << (u / 2);
+            let Some(dnel) = (1u64 << u.div_ceil(2)).checked_mul(h.min_elmts) else {
+                break;
+            };
+            if u < in_iblock {
+                let len = self.dblk_len(dnel, false).unwrap_or(0);
+                let n = usize::try_from(ndblks).unwrap_or(usize::MAX);
+                let here = dblks.iter().skip(dblk_i).take(n);
+                level.extend(here.filter(|&&a| !undef(a)).map(|&a| (a, len)));
+                dblk_i = dblk_i.saturating_add(n);
+            } else if let Some(&sblk) = sblks.get((u - in_iblock) as usize) {
+                if !undef(sblk) {
+                    level.push((sblk, self.sblk_len(ndblks, dnel).0.saturating_add(4)));
+                    secondaries.push((sblk, ndblks, dnel));
+                }
+            }
+        }
+        self.ctx.prefetch(&level);
+        let mut next = Vec::new();
+        for (sblk, ndblks, dnel) in secondaries {
+            let (Ok((_, addrs)), Some(len)) = (
+                self.secondary_addrs(sblk, ndblks, dnel),
+                self.dblk_len(dnel, dnel > self.page_n),
+            ) else {
+                break;
+            };
+            next.extend(addrs.into_iter().filter(|&a| !undef(a)).map(|a| (a, len)));
+        }
+        self.ctx.prefetch(&next);
+    }
+
     /// Reads the `EAIB` index block: pushes its inline entries and returns the addresses of the
     /// data blocks and secondary blocks it holds.
     fn index_block(
@@ -341,29 +399,44 @@ impl Ea<'_, '_> {
         Ok((dblk_addrs, sblk_addrs))
     }
 
-    /// Reads the `EASB` secondary block at `sblk` (`ndblks` data blocks of `dnel` entries, the
-    /// first starting at entry `first`) and the data blocks it addresses.
-    fn secondary_block(&mut self, sblk: u64, ndblks: u64, dnel: u64, first: u64) -> Result<()> {
-        let ctx = self.ctx;
-        let so = ctx.so as u64;
+    /// Bytes of the `EASB` secondary block of `ndblks` data blocks of `dnel` entries, without
+    /// its checksum, and of its page bitmap.
+    fn sblk_len(&self, ndblks: u64, dnel: u64) -> (u64, u64) {
         let paged = dnel > self.page_n;
         let npages = if paged { dnel / self.page_n } else { 0 };
         // One byte-rounded bitmap per data block, but bits are numbered across the whole
         // buffer as `block * pages + page` (most significant bit first).
         let bitmap_len = ndblks.saturating_mul(npages.div_ceil(8));
-        let slen = (4 + 1 + 1 + so + self.off_size as u64)
+        let slen = (4 + 1 + 1 + self.ctx.so as u64 + self.off_size as u64)
             .saturating_add(bitmap_len)
-            .saturating_add(ndblks.saturating_mul(so));
+            .saturating_add(ndblks.saturating_mul(self.ctx.so as u64));
+        (slen, bitmap_len)
+    }
+
+    /// Reads the `EASB` secondary block at `sblk`: its page bitmap and data block addresses.
+    fn secondary_addrs(&self, sblk: u64, ndblks: u64, dnel: u64) -> Result<(Vec<u8>, Vec<u64>)> {
+        let ctx = self.ctx;
+        let (slen, bitmap_len) = self.sblk_len(ndblks, dnel);
         let sbuf = ctx.read(sblk, slen.saturating_add(4))?;
         let mut c = ctx.cur(&sbuf);
         self.prefix(&mut c, b"EASB", sblk)?;
         c.skip(self.off_size)?;
-        let bitmap = c.bytes(bitmap_len as usize)?;
+        let bitmap = c.bytes(bitmap_len as usize)?.to_vec();
         checksum::verify(&sbuf, slen as usize, "extensible array secondary block")?;
-        for k in 0..ndblks {
-            let addr = c.offset()?;
-            if !ctx.is_undef(addr) {
-                let pages = paged.then_some((bitmap, k * npages));
+        // `ndblks` addresses fit in the block just read.
+        let addrs = (0..ndblks).map(|_| c.offset()).collect::<Result<_>>()?;
+        Ok((bitmap, addrs))
+    }
+
+    /// Reads the `EASB` secondary block at `sblk` (`ndblks` data blocks of `dnel` entries, the
+    /// first starting at entry `first`) and the data blocks it addresses.
+    fn secondary_block(&mut self, sblk: u64, ndblks: u64, dnel: u64, first: u64) -> Result<()> {
+        let paged = dnel > self.page_n;
+        let npages = if paged { dnel / self.page_n } else { 0 };
+        let (bitmap, addrs) = self.secondary_addrs(sblk, ndblks, dnel)?;
+        for (k, addr) in (0u64..).zip(addrs) {
+            if !self.ctx.is_undef(addr) {
+                let pages = paged.then_some((bitmap.as_slice(), k * npages));
                 self.data_block(addr, first.saturating_add(k * dnel), dnel, pages)?;
             }
         }
