@@ -203,10 +203,7 @@ impl ChunkList {
     /// Compares the indexes of entries `a` and `b` (in place: what sorting and checking key order
     /// do millions of times).
     pub fn cmp_keys(&self, a: usize, b: usize) -> std::cmp::Ordering {
-        let r = self.rank.unwrap_or(0);
-        self.index
-            .get(a * r..(a + 1) * r)
-            .cmp(&self.index.get(b * r..(b + 1) * r))
+        self.key(a).cmp(&self.key(b))
     }
 
     pub fn iter(&self) -> Iter<'_> {

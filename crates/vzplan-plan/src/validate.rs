@@ -160,13 +160,14 @@ pub(crate) fn check(a: &ArrayLayout, file_size: u64) -> Result<(), String> {
     if a.chunks.entries.refused() > 0 {
         return Err("inconsistent layout: chunk indexes of different ranks".into());
     }
+    // Every index of a list has the same rank: the first tells.
+    if let Some(e) = a.chunks.entries.get(0).filter(|e| e.index.len() != rank) {
+        return Err(format!(
+            "inconsistent layout: rank {rank} but a chunk index {:?}",
+            e.index
+        ));
+    }
     for e in &a.chunks.entries {
-        if e.index.len() != rank {
-            return Err(format!(
-                "inconsistent layout: rank {rank} but a chunk index {:?}",
-                e.index
-            ));
-        }
         if let DataRef::Ref { offset, length } = e.data {
             match offset.checked_add(length) {
                 None => {

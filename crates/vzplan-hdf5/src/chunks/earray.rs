@@ -238,6 +238,16 @@ fn check_header(h: &Header, want_entry: u64, geo: &Geometry) -> Result<(u32, u32
     Ok((min_elmts_log, min_ptrs_log))
 }
 
+/// The super blocks in order: (number, data blocks, entries per data block). Super block `u`
+/// has `2^floor(u/2)` data blocks of `2^ceil(u/2) × min elements` entries; the walk stops where
+/// that count overflows.
+fn super_blocks(h: &Header, nsblks: u64) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+    (0..nsblks).map_while(|u| {
+        let dnel = (1u64 << u.div_ceil(2)).checked_mul(h.min_elmts)?;
+        Some((u, 1u64 << (u / 2), dnel))
+    })
+}
+
 pub fn extensible_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<Vec<RawChunk>> {
     geo.check()?;
     let h = header(ctx, header_addr)?;
@@ -288,11 +298,7 @@ pub fn extensible_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<V
     // Walk the super blocks in order; `first` is the index of the next block's first entry.
     let mut first = h.idx_elmts;
     let mut dblk_i = 0usize;
-    for u in 0..nsblks {
-        let ndblks = 1u64 << (u / 2);
-        let Some(dnel) = (1u64 << u.div_ceil(2)).checked_mul(h.min_elmts) else {
-            break;
-        };
+    for (u, ndblks, dnel) in super_blocks(&h, nsblks) {
         let paged = dnel > ea.page_n;
         if u < iblock_sblks {
             for _ in 0..ndblks {
@@ -338,11 +344,7 @@ impl Ea<'_, '_> {
         let undef = |a: u64| self.ctx.is_undef(a);
         let (mut level, mut secondaries) = (Vec::new(), Vec::new());
         let mut dblk_i = 0usize;
-        for u in 0..nsblks {
-            let ndblks = 1u64 << (u / 2);
-            let Some(dnel) = (1u64 << u.div_ceil(2)).checked_mul(h.min_elmts) else {
-                break;
-            };
+        for (u, ndblks, dnel) in super_blocks(h, nsblks) {
             if u < in_iblock {
                 let len = self.dblk_len(dnel, false).unwrap_or(0);
                 let n = usize::try_from(ndblks).unwrap_or(usize::MAX);
