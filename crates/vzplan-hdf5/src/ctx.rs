@@ -55,10 +55,10 @@ impl<'a> Ctx<'a> {
         }
         Ok(self.r.read_many(&ranges)?)
     }
-    /// Asks for several structures at once so that the reads that follow find them in the block
-    /// cache: on object storage, one round trip for a whole level of an index instead of one per
-    /// node. A hint only: ranges that do not lie inside the file are left out (the read that
-    /// needs them reports the error), and a failed batch is ignored the same way.
+    /// Asks for several structures at once ([`RangeRead::prefetch`]) so that the reads that
+    /// follow find them in the block cache: on object storage, one round trip for a whole level
+    /// of an index instead of one per node. A hint only: ranges that do not lie inside the file
+    /// are left out (the read that needs them reports the error).
     pub fn prefetch(&self, reqs: &[(u64, u64)]) {
         let size = self.r.size();
         let ranges: Vec<(u64, u64)> = reqs
@@ -69,7 +69,7 @@ impl<'a> Ctx<'a> {
             })
             .collect();
         if ranges.len() > 1 {
-            let _ = self.r.read_many(&ranges);
+            self.r.prefetch(&ranges);
         }
     }
     /// The "undefined address" (all bits set in Size of Offsets bytes).

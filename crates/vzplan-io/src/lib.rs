@@ -95,6 +95,9 @@ pub trait RangeRead: Send + Sync {
     fn read_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
         ranges.iter().map(|&(o, l)| self.read_at(o, l)).collect()
     }
+    /// A hint that `ranges` will be read soon, so that a cache fetches them in one batch (one
+    /// round trip on object storage). Readers without a cache ignore it, so nothing is read twice.
+    fn prefetch(&self, _ranges: &[(u64, u64)]) {}
     /// Requests and bytes so far.
     fn stats(&self) -> Stats;
 }
@@ -440,6 +443,24 @@ impl CachedReader {
         Ok(())
     }
 
+    /// Checks `ranges` and fetches the blocks they need that are not cached (with the first
+    /// read, the first time), in one batch.
+    fn ensure(&self, cache: &mut Cache, ranges: &[(u64, u64)]) -> Result<(), IoError> {
+        let size = self.inner.size();
+        for &(o, l) in ranges {
+            check_range(self.url(), size, o, l)?;
+        }
+        let mut wanted: Vec<u64> = Vec::new();
+        if !cache.first_done {
+            cache.first_done = true;
+            wanted.extend(self.blocks_of(0, self.cfg.first_read.min(size)));
+        }
+        for &(o, l) in ranges {
+            wanted.extend(self.blocks_of(o, l));
+        }
+        self.fill(cache, &wanted)
+    }
+
     fn blocks_of(&self, offset: u64, len: u64) -> std::ops::Range<u64> {
         let bs = self.cfg.block_size;
         offset / bs..(offset + len).div_ceil(bs)
@@ -458,20 +479,9 @@ impl RangeRead for CachedReader {
     }
     fn read_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
         let size = self.inner.size();
-        for &(o, l) in ranges {
-            check_range(self.url(), size, o, l)?;
-        }
         let bs = self.cfg.block_size;
         let mut cache = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
-        let mut wanted: Vec<u64> = Vec::new();
-        if !cache.first_done {
-            cache.first_done = true;
-            wanted.extend(self.blocks_of(0, self.cfg.first_read.min(size)));
-        }
-        for &(o, l) in ranges {
-            wanted.extend(self.blocks_of(o, l));
-        }
-        self.fill(&mut cache, &wanted)?;
+        self.ensure(&mut cache, ranges)?;
         let mut out = Vec::with_capacity(ranges.len());
         for &(o, l) in ranges {
             let mut buf = Vec::with_capacity(l as usize);
@@ -491,6 +501,11 @@ impl RangeRead for CachedReader {
             out.push(buf);
         }
         Ok(out)
+    }
+    fn prefetch(&self, ranges: &[(u64, u64)]) {
+        let mut cache = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        // A hint: an error is left to the read that needs the range.
+        let _ = self.ensure(&mut cache, ranges);
     }
     fn stats(&self) -> Stats {
         self.inner.stats()
@@ -608,6 +623,36 @@ mod tests {
         std::fs::write(&file, b"abc").unwrap();
         let f = LocalFile::open(&file).unwrap();
         assert_eq!(f.read_at(1, 2).unwrap(), b"bc");
+    }
+
+    /// A prefetch fetches its ranges in one batch; the reads that follow are cache hits, and a
+    /// range past the end is ignored rather than an error.
+    #[test]
+    fn prefetched_ranges_are_read_from_the_cache() {
+        let raw = mem(300_000);
+        let cfg = CacheConfig {
+            block_size: 1000,
+            first_read: 4000,
+            max_bytes: 1 << 30,
+        };
+        let c = CachedReader::new(raw.clone(), cfg);
+        c.read_at(0, 10).unwrap();
+        let ranges = [(10_000, 50), (150_000, 1500), (290_000, 9)];
+        c.prefetch(&ranges);
+        c.prefetch(&[(299_999, 2)]);
+        let fetched = raw.stats().requests;
+        assert_eq!(fetched, 1 + 3, "the first read, then one request per range");
+        for (o, l) in ranges {
+            assert_eq!(c.read_at(o, l).unwrap(), raw.read_at(o, l).unwrap());
+        }
+        assert_eq!(
+            raw.stats().requests,
+            fetched + 3,
+            "only the comparison reads"
+        );
+        // Without a cache, a prefetch reads nothing.
+        raw.prefetch(&ranges);
+        assert_eq!(raw.stats().requests, fetched + 3);
     }
 
     #[test]
