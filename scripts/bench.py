@@ -175,13 +175,23 @@ def run_vzplan(vz, paths, out, repeat):
             if p.returncode != 0:
                 raise RuntimeError(p.stderr)
             rss = max(rss, int(tf.read().split()[-1]))  # KiB
-    lines = [l for l in p.stderr.splitlines() if "request(s)," in l and not l.startswith("total")]
-    reqs = [int(l.rsplit(": ", 1)[1].split()[0]) for l in lines]
-    byts = [int(l.rsplit(", ", 1)[1].split()[0]) for l in lines]
+    per_file = stats_per_file(p.stderr).values()
+    reqs = [r for r, _ in per_file]
+    byts = [b for _, b in per_file]
     refs = json.load(open(out))["refs"]
     return {"seconds": statistics.median(times), "peak_rss_mib": rss / 1024,
             "requests_per_file": statistics.mean(reqs), "bytes_per_file": statistics.mean(byts),
             "refs": len(refs)}
+
+
+def stats_per_file(stderr):
+    """`--stats` lines ("PATH: N request(s), B bytes read of …") as {path: (requests, bytes)}."""
+    rows = {}
+    for line in stderr.splitlines():
+        if "request(s)," in line and not line.startswith("total"):
+            name, rest = line.rsplit(": ", 1)
+            rows[name.strip()] = (int(rest.split()[0]), int(rest.rsplit(", ", 1)[1].split()[0]))
+    return rows
 
 
 def in_child(fn, *args):

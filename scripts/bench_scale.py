@@ -73,12 +73,8 @@ def vzplan_stats(vz, paths, tmp):
     """Requests and bytes vzplan read per file (its `--stats` lines), for the floor's list."""
     p = subprocess.run([vz, "build", *paths, "-o", f"{tmp}/s.json", "--stats"],
                        capture_output=True, text=True)
-    rows = {}
-    for line in p.stderr.splitlines():
-        if "request(s)," in line and not line.startswith("total"):
-            name, rest = line.rsplit(": ", 1)
-            rows[name.strip()] = (int(rest.split()[0]), int(rest.rsplit(", ", 1)[1].split()[0]))
-    return [(p, *rows[p]) for p in paths]
+    rows = bench.stats_per_file(p.stderr)
+    return [(path, *rows[path]) for path in paths]
 
 
 def floor_binary(tmp):
