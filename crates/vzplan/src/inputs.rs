@@ -114,19 +114,24 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
         }
         // A pattern's matches: directories are not inputs; anything else that is not a regular
         // file (a FIFO, a dangling link…) is left out by name.
-        let mut matches: Vec<PathBuf> = glob::glob(local)
+        // One `stat` per regular file; only what is not one is asked whether it is a directory.
+        let mut matches: Vec<(PathBuf, Option<String>)> = glob::glob(local)
             .map_err(|e| InputError::Pattern(local.to_string(), e.to_string()))?
             .filter_map(Result::ok)
-            .filter(|p| !p.is_dir())
+            .map(|p| {
+                let why = vzplan_io::not_regular(&p);
+                (p, why)
+            })
+            .filter(|(p, why)| why.is_none() || !p.is_dir())
             .collect();
         if matches.is_empty() {
             return Err(InputError::NoMatch(local.to_string()));
         }
-        matches.sort();
+        matches.sort_by(|a, b| a.0.cmp(&b.0));
         out.extend(
             matches
-                .iter()
-                .map(|m| local_input(&m.display().to_string(), vzplan_io::not_regular(m))),
+                .into_iter()
+                .map(|(m, why)| local_input(&m.display().to_string(), why)),
         );
     }
     Ok(out)
