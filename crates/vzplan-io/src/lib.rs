@@ -16,6 +16,7 @@
 //! Every read is checked against the object's size before anything is allocated, so a parser that
 //! follows a corrupt length gets [`IoError::PastEnd`] instead of a huge allocation.
 
+mod coalesce;
 pub mod remote;
 mod retry;
 mod secret;

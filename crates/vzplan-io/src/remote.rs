@@ -13,7 +13,9 @@
 //!   [`CacheConfig::first_read`] bytes), which also tells the size, ETag and mtime; an object found by
 //!   listing already knows them.
 //! - **Coalesced, concurrent batches**: [`RangeRead::read_many`] merges ranges closer than
-//!   [`IoOptions::coalesce_gap`] and has up to [`IoOptions::concurrency`] GETs in flight.
+//!   [`IoOptions::coalesce_gap`], then across larger gaps within a byte budget
+//!   ([`IoOptions::merge_budget`], see `coalesce`), and has up to [`IoOptions::concurrency`] GETs
+//!   in flight.
 //! - **Canonical URLs**: `s3://bucket/key`, `gs://bucket/key`, `az://container/key`,
 //!   `https://host/path`; never an endpoint, a query string (signed URL) or a credential.
 //!
@@ -22,6 +24,7 @@
 //! `GOOGLE_SERVICE_ACCOUNT`, `GOOGLE_APPLICATION_CREDENTIALS`; `AZURE_STORAGE_ACCOUNT_NAME`,
 //! `AZURE_STORAGE_ACCOUNT_KEY`, …) through the builders' `from_env`, then [`IoOptions`] applies.
 
+use crate::coalesce;
 use crate::retry::{classify, with_retries, Counters, Failure};
 use crate::{check_range, rfc3339_secs, CacheConfig, IoError, ObjectMeta, RangeRead, Stats};
 use bytes::Bytes;
@@ -62,6 +65,9 @@ pub struct IoOptions {
     pub concurrency: usize,
     /// Ranges of one batch closer than this are fetched as one GET.
     pub coalesce_gap: u64,
+    /// Bytes a batch may read beyond what it needs to save GETs (or as many as it needs, when
+    /// that is more): about what a request's latency would download (see `coalesce`).
+    pub merge_budget: u64,
 }
 
 impl Default for IoOptions {
@@ -79,6 +85,7 @@ impl Default for IoOptions {
             local_cache: CacheConfig::local(),
             concurrency: 8,
             coalesce_gap: 64 * 1024,
+            merge_budget: 1024 * 1024,
         }
     }
 }
@@ -436,7 +443,7 @@ impl RangeRead for ObjectReader {
             check_range(&self.url, self.meta.size, o, l)?;
         }
         let mut out: Vec<Option<Vec<u8>>> = vec![None; ranges.len()];
-        // Ranges outside the prefetched head, sorted, then merged across small gaps.
+        // Ranges outside the prefetched head, merged into as few GETs as the budget allows.
         let mut todo: Vec<(u64, u64, usize)> = Vec::new();
         for (i, &(o, l)) in ranges.iter().enumerate() {
             if l == 0 {
@@ -447,17 +454,7 @@ impl RangeRead for ObjectReader {
                 todo.push((o, o + l, i));
             }
         }
-        todo.sort_unstable();
-        let mut groups: Vec<(u64, u64, Vec<usize>)> = Vec::new();
-        for (s, e, i) in todo {
-            match groups.last_mut() {
-                Some((_, ge, members)) if s <= ge.saturating_add(self.opts.coalesce_gap) => {
-                    *ge = (*ge).max(e);
-                    members.push(i);
-                }
-                _ => groups.push((s, e, vec![i])),
-            }
-        }
+        let groups = coalesce::groups(todo, self.opts.coalesce_gap, self.opts.merge_budget);
         let fetched: Vec<(usize, Bytes)> = block_on(async {
             futures::stream::iter(groups.iter().enumerate())
                 .map(|(g, &(s, e, _))| async move {
