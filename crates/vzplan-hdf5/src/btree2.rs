@@ -36,10 +36,14 @@ pub struct Header {
     pub total_records: u64,
 }
 
+/// Bytes of the `BTHD` header, checksum included.
+pub fn header_len(so: u64, sl: u64) -> u64 {
+    4 + 1 + 1 + 4 + 2 + 2 + 1 + 1 + so + 2 + sl + 4
+}
+
 /// Reads and checks the `BTHD` header at `addr`.
 pub fn header(ctx: &Ctx, addr: u64) -> Result<Header> {
-    let len = 4 + 1 + 1 + 4 + 2 + 2 + 1 + 1 + ctx.so as u64 + 2 + ctx.sl as u64;
-    let buf = ctx.read(addr, len + 4)?;
+    let buf = ctx.read(addr, header_len(ctx.so as u64, ctx.sl as u64))?;
     let mut c = ctx.cur(&buf);
     c.sig(b"BTHD")?;
     let version = c.u8()?;

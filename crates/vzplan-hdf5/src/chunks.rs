@@ -66,6 +66,31 @@ pub struct RawChunk {
     pub filter_mask: u32,
 }
 
+/// Where a dataset's chunk index starts and how many bytes its walk reads there first, from its
+/// object header's (unshared) data layout message: a version 1 B-tree's root node (as read
+/// speculatively, 2K = 64 entries), or the header of a fixed array, extensible array or version 2
+/// B-tree. `None` for every other layout, an undefined address or a message that does not parse:
+/// a hint for [`Ctx::prefetch`], so the walk reports what is wrong.
+pub fn index_start(ctx: &Ctx, oh: &crate::ohdr::ObjHeader) -> Option<(u64, u64)> {
+    use crate::messages::{layout, ChunkIndex, Layout, LAYOUT};
+    let msg = oh.first(LAYOUT).filter(|m| !m.is_shared())?;
+    let Ok(Layout::Chunked {
+        index, addr, chunk, ..
+    }) = layout(&mut ctx.cur(&msg.data))
+    else {
+        return None;
+    };
+    let (so, sl) = (ctx.so as u64, ctx.sl as u64);
+    let len = match index {
+        ChunkIndex::BTree1 => tree::first_read(so, chunk.len() as u64),
+        ChunkIndex::FixedArray => farray::header_len(so, sl),
+        ChunkIndex::ExtensibleArray => earray::header_len(so, sl),
+        ChunkIndex::BTree2 => crate::btree2::header_len(so, sl),
+        ChunkIndex::Single { .. } | ChunkIndex::Implicit => return None,
+    };
+    (!ctx.is_undef(addr)).then_some((addr, len))
+}
+
 /// HDF5 allows at most 32 dimensions.
 const MAX_RANK: usize = 32;
 

@@ -50,7 +50,7 @@ use crate::ctx::Ctx;
 pub use crate::error::Error;
 use crate::error::Result;
 use crate::heap::GlobalHeaps;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use vzplan_core::{ArrayProblem, Format, GroupLayout, ProblemKind, SourceLayout};
 use vzplan_io::RangeRead;
 
@@ -97,6 +97,8 @@ pub fn read_layout(r: &dyn RangeRead) -> std::result::Result<SourceLayout, ReadE
 const MAX_OBJECTS: usize = 200_000;
 const MAX_DEPTH: usize = 64;
 const NON_COORD: &str = "_nc4_non_coord_";
+/// A group's children's object headers are asked for this many at a time, in one batch.
+const PREFETCH_HEADERS: usize = 256;
 
 pub(crate) struct GroupNode {
     pub path: String,
@@ -209,49 +211,82 @@ impl Walk<'_, '_> {
         self.group_attrs
             .push(attrs::to_map(self.ctx, &self.gh, &alist));
         let links = group::links(self.ctx, oh)?;
-        for l in links {
-            let Some(addr) = l.hard else { continue };
-            if !self.seen.insert(addr) {
-                continue; // a second hard link to an object already visited (or a cycle)
-            }
-            if self.seen.len() > MAX_OBJECTS {
-                return Err(Error::malformed("too many objects"));
-            }
-            let child = if path.is_empty() {
-                l.name.clone()
-            } else {
-                format!("{path}/{}", l.name)
-            };
-            let coh = match ohdr::read(self.ctx, addr) {
-                Ok(o) => o,
-                Err(e) => {
-                    self.problems.push(ArrayProblem::new(
-                        child,
-                        ProblemKind::Unreadable,
-                        format!("object header cannot be read: {e}"),
-                    ));
-                    continue;
+        for window in links.chunks(PREFETCH_HEADERS) {
+            // A few batches per window of children instead of a few round trips per child on
+            // object storage: their object headers, then the starts of their chunk indexes. Objects are
+            // still visited (and marked seen) in link order below, so the paths do not change.
+            let mut fresh: Vec<u64> = window.iter().filter_map(|l| l.hard).collect();
+            fresh.sort_unstable();
+            fresh.dedup();
+            fresh.retain(|a| !self.seen.contains(a));
+            let read = ohdr::read_many(self.ctx, &fresh);
+            let mut headers: HashMap<u64, Result<ohdr::ObjHeader>> =
+                fresh.into_iter().zip(read).collect();
+            let mut starts: Vec<(u64, u64)> = headers
+                .values()
+                .filter_map(|oh| chunks::index_start(self.ctx, oh.as_ref().ok()?))
+                .collect();
+            starts.sort_unstable();
+            self.ctx.prefetch(&starts);
+            for l in window {
+                let Some(addr) = l.hard else { continue };
+                if !self.seen.insert(addr) {
+                    continue; // a second hard link to an object already visited (or a cycle)
                 }
-            };
-            if coh.first(messages::LAYOUT).is_some() {
-                // netCDF-4 renames a variable that shares its name with a dimension it is not
-                // the coordinate of; netCDF users see the plain name.
-                let child = match l.name.strip_prefix(NON_COORD) {
-                    Some(n) if !n.is_empty() && path.is_empty() => n.to_string(),
-                    Some(n) if !n.is_empty() => format!("{path}/{n}"),
-                    _ => child,
-                };
-                let d = dataset::build(self.ctx, &self.gh, &child, gi, addr, &coh);
-                let di = self.dsets.len();
-                self.dsets.push(d);
-                self.groups[gi].dsets.push(di);
-            } else if coh.first(messages::DATATYPE).is_some() {
-                continue; // a committed datatype
-            } else {
-                let ci = self.group(child, &coh, depth + 1)?;
-                self.groups[gi].children.push(ci);
+                if self.seen.len() > MAX_OBJECTS {
+                    return Err(Error::malformed("too many objects"));
+                }
+                let coh = headers
+                    .remove(&addr)
+                    .unwrap_or_else(|| ohdr::read(self.ctx, addr));
+                self.child(gi, &path, l, addr, coh, depth)?;
             }
         }
         Ok(gi)
+    }
+    /// One child of group `gi` whose object header at `addr` has been read (or failed to).
+    fn child(
+        &mut self,
+        gi: usize,
+        path: &str,
+        l: &messages::Link,
+        addr: u64,
+        coh: Result<ohdr::ObjHeader>,
+        depth: usize,
+    ) -> Result<()> {
+        let child = if path.is_empty() {
+            l.name.clone()
+        } else {
+            format!("{path}/{}", l.name)
+        };
+        let coh = match coh {
+            Ok(o) => o,
+            Err(e) => {
+                self.problems.push(ArrayProblem::new(
+                    child,
+                    ProblemKind::Unreadable,
+                    format!("object header cannot be read: {e}"),
+                ));
+                return Ok(());
+            }
+        };
+        if coh.first(messages::LAYOUT).is_some() {
+            // netCDF-4 renames a variable that shares its name with a dimension it is not
+            // the coordinate of; netCDF users see the plain name.
+            let child = match l.name.strip_prefix(NON_COORD) {
+                Some(n) if !n.is_empty() && path.is_empty() => n.to_string(),
+                Some(n) if !n.is_empty() => format!("{path}/{n}"),
+                _ => child,
+            };
+            let d = dataset::build(self.ctx, &self.gh, &child, gi, addr, &coh);
+            let di = self.dsets.len();
+            self.dsets.push(d);
+            self.groups[gi].dsets.push(di);
+        } else if coh.first(messages::DATATYPE).is_none() {
+            // Not a committed datatype: a group.
+            let ci = self.group(child, &coh, depth + 1)?;
+            self.groups[gi].children.push(ci);
+        }
+        Ok(())
     }
 }

@@ -45,18 +45,64 @@ impl ObjHeader {
     }
 }
 
+/// Bytes read at an object header's address before its size is known (most headers fit).
+pub const FIRST_READ: u64 = 4096;
+
+/// Reads several object headers in three batches instead of up to three round trips each on
+/// object storage ([`Ctx::prefetch`]): their first bytes, then the continuation blocks their
+/// first blocks name (netCDF-4 writers put attributes added after the data there, near the end
+/// of the file), then each header is finished (continuations of continuations one by one).
+pub fn read_many(ctx: &Ctx, addrs: &[u64]) -> Vec<Result<ObjHeader>> {
+    let firsts: Vec<(u64, u64)> = addrs.iter().map(|&a| (a, FIRST_READ)).collect();
+    ctx.prefetch(&firsts);
+    let started: Vec<Result<Partial>> = addrs.iter().map(|&a| start(ctx, a)).collect();
+    let mut next: Vec<(u64, u64)> = started
+        .iter()
+        .filter_map(|p| p.as_ref().ok())
+        .flat_map(|p| p.pending.iter().copied())
+        .collect();
+    next.sort_unstable();
+    ctx.prefetch(&next);
+    started
+        .into_iter()
+        .map(|p| p.and_then(|p| p.finish(ctx)))
+        .collect()
+}
+
 /// Reads the object header at `addr` with all its continuation blocks.
 pub fn read(ctx: &Ctx, addr: u64) -> Result<ObjHeader> {
+    start(ctx, addr)?.finish(ctx)
+}
+
+/// A header whose first block is parsed, its continuation blocks not yet.
+struct Partial {
+    out: ObjHeader,
+    /// (address, length) of the continuation blocks still to parse.
+    pending: Vec<(u64, u64)>,
+    seen: HashSet<u64>,
+    /// The header's flags when it is version 2.
+    v2flags: Option<u8>,
+}
+
+impl Partial {
+    fn finish(mut self, ctx: &Ctx) -> Result<ObjHeader> {
+        let (out, pending, seen) = (&mut self.out, &mut self.pending, &mut self.seen);
+        drain(ctx, out, pending, seen, self.v2flags)?;
+        Ok(self.out)
+    }
+}
+
+/// Reads and parses the first block of the object header at `addr`.
+fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
     if ctx.is_undef(addr) {
         return Err(Error::malformed("object header at the undefined address"));
     }
-    let head = ctx.read_upto(addr, 4096)?;
+    let head = ctx.read_upto(addr, FIRST_READ)?;
     let mut out = ObjHeader::default();
-    // (address, length, is v2 continuation) blocks still to parse.
     let mut pending: Vec<(u64, u64)> = Vec::new();
     let mut seen: HashSet<u64> = HashSet::new();
     seen.insert(addr);
-    if head.starts_with(b"OHDR") {
+    let v2flags = if head.starts_with(b"OHDR") {
         out.version = 2;
         let mut c = ctx.cur(&head);
         c.skip(4)?;
@@ -82,7 +128,7 @@ pub fn read(ctx: &Ctx, addr: u64) -> Result<ObjHeader> {
         let end = whole.len() - 4;
         verify(&whole, end, "object header")?;
         parse_v2(&whole[start..end], flags, ctx, &mut out, &mut pending)?;
-        drain(ctx, &mut out, &mut pending, &mut seen, Some(flags))?;
+        Some(flags)
     } else {
         out.version = 1;
         let mut c = ctx.cur(&head);
@@ -99,9 +145,14 @@ pub fn read(ctx: &Ctx, addr: u64) -> Result<ObjHeader> {
         // The prefix is 12 bytes, padded to 16 so that messages stay 8-byte aligned.
         let block = ctx.read(addr.saturating_add(16), size)?;
         parse_v1(&block, ctx, &mut out, &mut pending)?;
-        drain(ctx, &mut out, &mut pending, &mut seen, None)?;
-    }
-    Ok(out)
+        None
+    };
+    Ok(Partial {
+        out,
+        pending,
+        seen,
+        v2flags,
+    })
 }
 
 fn drain(

@@ -2,7 +2,8 @@
 //! a reader that counts every `read_at` / `read_many` call (one batch = one round trip, as
 //! `ObjectReader` sends a batch's requests concurrently) under the block cache, with small blocks
 //! and first read so that the chunk index is not in the first read. Fixtures: the 4,096-chunk files
-//! of the index benchmark (`scripts/fixtures_hdf5_index_bench.py`), one per index kind.
+//! of the index benchmark (`scripts/fixtures_hdf5_index_bench.py`), one per index kind, and a
+//! netCDF-4 file of 10 variables written one after the other (`scripts/fixtures_hdf5_requests.py`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -36,15 +37,12 @@ impl RangeRead for Rounds {
     }
 }
 
-/// Round trips and chunks found reading `kind`'s layout.
-fn rounds(kind: &str) -> (u64, usize) {
-    let path = format!(
-        "{}/../../testdata/hdf5/bench/{kind}.h5",
-        env!("CARGO_MANIFEST_DIR")
-    );
+/// Round trips and chunks found reading the layout of `testdata/hdf5/{name}`.
+fn rounds(name: &str) -> (u64, usize) {
+    let path = format!("{}/../../testdata/hdf5/{name}", env!("CARGO_MANIFEST_DIR"));
     let bytes = std::fs::read(&path).unwrap();
     let r = Arc::new(Rounds {
-        inner: MemObject::new(format!("mem:///{kind}.h5"), bytes),
+        inner: MemObject::new(format!("mem:///{name}"), bytes),
         rounds: AtomicU64::new(0),
     });
     let cfg = CacheConfig {
@@ -54,10 +52,8 @@ fn rounds(kind: &str) -> (u64, usize) {
     };
     let cached = CachedReader::new(r.clone(), cfg);
     let l = vzplan_hdf5::read_layout(&cached).unwrap();
-    (
-        r.rounds.load(Ordering::Relaxed),
-        l.arrays[0].chunks.entries.len(),
-    )
+    let chunks = l.arrays.iter().map(|a| a.chunks.entries.len()).sum();
+    (r.rounds.load(Ordering::Relaxed), chunks)
 }
 
 /// Each index costs a round trip per level, not per node: the superblock and object headers,
@@ -67,7 +63,7 @@ fn rounds(kind: &str) -> (u64, usize) {
 fn index_levels_are_read_in_batches() {
     let mut report = Vec::new();
     for (kind, most) in [("bt1", 5), ("fa", 3), ("ea", 4), ("bt2", 4)] {
-        let (n, chunks) = rounds(kind);
+        let (n, chunks) = rounds(&format!("bench/{kind}.h5"));
         assert_eq!(chunks, 4096, "{kind}");
         report.push(format!("{kind}: {n} round trips"));
         assert!(
@@ -76,4 +72,16 @@ fn index_levels_are_read_in_batches() {
         );
     }
     println!("{}", report.join("\n"));
+}
+
+/// A group's children are read a window at a time: their object headers in one batch, the
+/// continuation blocks those name in the next, then the starts of their chunk indexes. Ten
+/// variables written one after the other (attributes and B-tree of each next to its data) took
+/// 30 round trips read child by child.
+#[test]
+fn a_groups_children_are_read_together() {
+    let (n, chunks) = rounds("requests/vars.nc");
+    assert_eq!(chunks, 1 + 10 * 4); // time in one chunk, 4 per variable
+    println!("vars.nc: {n} round trips");
+    assert!(n <= 9, "vars.nc: {n} round trips, expected at most 9");
 }

@@ -171,11 +171,15 @@ struct Header {
     iblk: u64,
 }
 
+/// Bytes of the `EAHD` header, checksum included.
+pub(super) fn header_len(so: u64, sl: u64) -> u64 {
+    4 + 8 + 6 * sl + so + 4
+}
+
 /// Reads and checksums the `EAHD` header at `header_addr`.
 fn header(ctx: &Ctx, header_addr: u64) -> Result<Header> {
     let so = ctx.so as u64;
-    let hlen = 4 + 8 + 6 * ctx.sl as u64 + so;
-    let hbuf = ctx.read(header_addr, hlen + 4)?;
+    let hbuf = ctx.read(header_addr, header_len(so, ctx.sl as u64))?;
     let mut c = ctx.cur(&hbuf);
     c.sig(b"EAHD")?;
     let version = c.u8()?;

@@ -11,11 +11,15 @@ use super::{Geometry, RawChunk};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 
+/// Bytes of the `FAHD` header, checksum included.
+pub(super) fn header_len(so: u64, sl: u64) -> u64 {
+    4 + 4 + sl + so + 4
+}
+
 pub fn fixed_array(ctx: &Ctx, header_addr: u64, geo: &Geometry) -> Result<Vec<RawChunk>> {
     geo.check()?;
     let so = ctx.so as u64;
-    let hlen = 4 + 4 + ctx.sl as u64 + so;
-    let hbuf = ctx.read(header_addr, hlen + 4)?;
+    let hbuf = ctx.read(header_addr, header_len(so, ctx.sl as u64))?;
     let mut c = ctx.cur(&hbuf);
     c.sig(b"FAHD")?;
     let version = c.u8()?;

@@ -20,6 +20,13 @@ const MAX_LEVEL: u8 = 64;
 /// Entries per node assumed for the first (speculative) read: 2K with the default K = 32.
 const DEFAULT_ENTRIES: u64 = 64;
 
+/// Bytes read speculatively at a node of a chunk B-tree over `rank` dimensions: the node header,
+/// then 2K entries (a key of `8 + 8 * (rank + 1)` bytes and a child address each) and the last key.
+pub(super) fn first_read(so: u64, rank: u64) -> u64 {
+    let key_len = 8 + 8 * (rank + 1);
+    8 + 2 * so + DEFAULT_ENTRIES * (key_len + so) + key_len
+}
+
 struct V1<'c, 'a> {
     ctx: &'c Ctx<'a>,
     geo: &'c Geometry,
@@ -45,6 +52,7 @@ impl V1<'_, '_> {
         let head = 8 + 2 * so;
         let entry = self.key_len + so;
         let guess = head + DEFAULT_ENTRIES * entry + self.key_len;
+        debug_assert_eq!(guess, first_read(so, self.key_len / 8 - 2));
         let reqs: Vec<(u64, u64)> = addrs.iter().map(|&a| (a, guess)).collect();
         let bufs = self.ctx.read_many_upto(&reqs)?;
         let mut next = Vec::new();

@@ -1,0 +1,114 @@
+//! Requests per file on object storage, counted by the real reader (`vzplan_io::open` with the
+//! object-storage defaults: a 512 KiB first read, 64 KiB blocks) against a byte-range HTTP server
+//! on loopback (scripts/http_server.py), over files whose metadata lies between their data,
+//! written at test time by h5py and netCDF4 (`scripts/fixtures_hdf5_requests.py --big`).
+//!
+//! Needs `.venv` (scripts/setup-python.sh). Without it the test is skipped, except under CI,
+//! where it fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use vzplan_io::IoOptions;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The HTTP server of one test, killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Writes the files into `dir` and serves it, or None (skipped) without a usable venv.
+fn serve(dir: &Path) -> Option<Server> {
+    let py = root().join(".venv/bin/python");
+    let usable = py.exists()
+        && Command::new(&py)
+            .args(["-c", "import h5py, netCDF4"])
+            .status()
+            .is_ok_and(|s| s.success());
+    if !usable {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: .venv with h5py and netCDF4 is required (scripts/setup-python.sh)"
+        );
+        eprintln!("skipped: no .venv with h5py and netCDF4 (run scripts/setup-python.sh)");
+        return None;
+    }
+    let made = Command::new(&py)
+        .arg(root().join("scripts/fixtures_hdf5_requests.py"))
+        .arg("--big")
+        .arg(dir)
+        .stdout(Stdio::null())
+        .status()
+        .expect("run fixtures_hdf5_requests.py");
+    assert!(made.success());
+    let info = dir.join("server.json");
+    let child = Command::new(&py)
+        .arg(root().join("scripts/http_server.py"))
+        .arg(dir)
+        .arg("--info")
+        .arg(&info)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start http_server.py");
+    let mut server = Server {
+        child,
+        url: String::new(),
+    };
+    let t0 = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(&info).unwrap_or_default();
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+            server.url = v["url"].as_str().unwrap().to_string();
+            return Some(server);
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "http server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Requests, bytes, file size and chunks found reading `name`'s layout over HTTP.
+fn requests(server: &Server, name: &str) -> (u64, u64, u64, usize) {
+    let r = vzplan_io::open(&format!("{}/{name}", server.url), &IoOptions::default()).unwrap();
+    let l = vzplan_hdf5::read_layout(r.as_ref()).unwrap();
+    let chunks = l.arrays.iter().map(|a| a.chunks.entries.len()).sum();
+    let s = r.stats();
+    (s.requests, s.bytes, r.size(), chunks)
+}
+
+/// An extensible array whose data blocks lie between 4 MB of chunks: 10 GETs before (one per
+/// data block past the first read), 2 now (the first read, then the index in one GET, as the
+/// gaps between its blocks are smaller than the bytes it needs). Ten netCDF-4 variables written
+/// one after the other: 10 GETs in 10 round trips before, 9 in 5 now (their continuation
+/// blocks and B-trees are ~1 MB apart, so most stay separate GETs, sent together).
+#[test]
+fn spread_metadata_costs_few_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(server) = serve(dir.path()) else {
+        return;
+    };
+    let (n, bytes, size, chunks) = requests(&server, "ea.h5");
+    println!("ea.h5: {n} requests, {bytes} of {size} bytes");
+    assert_eq!(chunks, 4096);
+    assert_eq!(n, 2, "ea.h5");
+    assert!(bytes <= size);
+    let (n, bytes, size, chunks) = requests(&server, "vars.nc");
+    println!("vars.nc: {n} requests, {bytes} of {size} bytes");
+    assert_eq!(chunks, 1 + 10 * 4);
+    assert!(n <= 9, "vars.nc: {n} requests");
+    assert!(bytes <= size / 4, "vars.nc: {bytes} of {size} bytes");
+}
