@@ -57,15 +57,16 @@ impl<'a> Ctx<'a> {
     }
     /// Asks for several structures at once ([`RangeRead::prefetch`]) so that the reads that
     /// follow find them in the block cache: on object storage, one round trip for a whole level
-    /// of an index instead of one per node. A hint only: ranges that do not lie inside the file
-    /// are left out (the read that needs them reports the error).
+    /// of an index instead of one per node. A hint only: ranges are cut at the end of the file
+    /// (as the speculative reads they serve are), those starting past it left out (the read that
+    /// needs them reports the error).
     pub fn prefetch(&self, reqs: &[(u64, u64)]) {
         let size = self.r.size();
         let ranges: Vec<(u64, u64)> = reqs
             .iter()
             .filter_map(|&(addr, len)| {
                 let abs = self.base.checked_add(addr)?;
-                (abs.checked_add(len)? <= size).then_some((abs, len))
+                (abs < size).then(|| (abs, len.min(size - abs)))
             })
             .collect();
         if ranges.len() > 1 {

@@ -219,9 +219,8 @@ impl Walk<'_, '_> {
             fresh.sort_unstable();
             fresh.dedup();
             fresh.retain(|a| !self.seen.contains(a));
-            let read = ohdr::read_many(self.ctx, &fresh);
             let mut headers: HashMap<u64, Result<ohdr::ObjHeader>> =
-                fresh.into_iter().zip(read).collect();
+                ohdr::read_many(self.ctx, &fresh).into_iter().collect();
             let mut starts: Vec<(u64, u64)> = headers
                 .values()
                 .filter_map(|oh| chunks::index_start(self.ctx, oh.as_ref().ok()?))
@@ -236,6 +235,7 @@ impl Walk<'_, '_> {
                 if self.seen.len() > MAX_OBJECTS {
                     return Err(Error::malformed("too many objects"));
                 }
+                // Headers past the window's byte budget (see `ohdr::read_many`) are read here.
                 let coh = headers
                     .remove(&addr)
                     .unwrap_or_else(|| ohdr::read(self.ctx, addr));

@@ -37,6 +37,11 @@ pub struct ObjHeader {
 }
 
 impl ObjHeader {
+    /// Bytes held by the messages (their bodies and their entries).
+    pub fn bytes(&self) -> u64 {
+        let entry = std::mem::size_of::<Msg>() as u64;
+        self.msgs.iter().map(|m| m.data.len() as u64 + entry).sum()
+    }
     pub fn first(&self, mtype: u16) -> Option<&Msg> {
         self.msgs.iter().find(|m| m.mtype == mtype)
     }
@@ -48,25 +53,53 @@ impl ObjHeader {
 /// Bytes read at an object header's address before its size is known (most headers fit).
 pub const FIRST_READ: u64 = 4096;
 
+/// Bytes of parsed headers that [`read_many`] keeps at once, and of continuation blocks it asks
+/// for ahead: a window of children costs at most this much memory however large its headers
+/// claim to be; the headers past it are read when their objects are visited.
+const MANY_BYTES: u64 = 8 << 20;
+
 /// Reads several object headers in three batches instead of up to three round trips each on
 /// object storage ([`Ctx::prefetch`]): their first bytes, then the continuation blocks their
 /// first blocks name (netCDF-4 writers put attributes added after the data there, near the end
 /// of the file), then each header is finished (continuations of continuations one by one).
-pub fn read_many(ctx: &Ctx, addrs: &[u64]) -> Vec<Result<ObjHeader>> {
+/// Returns the headers of a prefix of `addrs`, within [`MANY_BYTES`].
+pub fn read_many(ctx: &Ctx, addrs: &[u64]) -> Vec<(u64, Result<ObjHeader>)> {
     let firsts: Vec<(u64, u64)> = addrs.iter().map(|&a| (a, FIRST_READ)).collect();
     ctx.prefetch(&firsts);
-    let started: Vec<Result<Partial>> = addrs.iter().map(|&a| start(ctx, a)).collect();
-    let mut next: Vec<(u64, u64)> = started
+    let mut kept = 0u64;
+    let mut started: Vec<(u64, Result<Partial>)> = Vec::with_capacity(addrs.len());
+    for &a in addrs {
+        if kept > MANY_BYTES {
+            break;
+        }
+        let p = start(ctx, a);
+        kept += p.as_ref().map_or(0, |p| p.out.bytes());
+        started.push((a, p));
+    }
+    let mut ahead = MANY_BYTES;
+    let mut next: Vec<(u64, u64)> = Vec::new();
+    for &(a, l) in started
         .iter()
-        .filter_map(|p| p.as_ref().ok())
-        .flat_map(|p| p.pending.iter().copied())
-        .collect();
+        .filter_map(|(_, p)| p.as_ref().ok())
+        .flat_map(|p| &p.pending)
+    {
+        if l <= ahead {
+            ahead -= l;
+            next.push((a, l));
+        }
+    }
     next.sort_unstable();
     ctx.prefetch(&next);
-    started
-        .into_iter()
-        .map(|p| p.and_then(|p| p.finish(ctx)))
-        .collect()
+    let (mut out, mut done) = (Vec::with_capacity(started.len()), 0u64);
+    for (a, p) in started {
+        if done > MANY_BYTES {
+            break;
+        }
+        let h = p.and_then(|p| p.finish(ctx));
+        done += h.as_ref().map_or(0, |h| h.bytes());
+        out.push((a, h));
+    }
+    out
 }
 
 /// Reads the object header at `addr` with all its continuation blocks.
@@ -163,11 +196,19 @@ fn drain(
     v2flags: Option<u8>,
 ) -> Result<()> {
     let mut blocks = 0usize;
+    // The blocks of one header do not overlap, so together they fit in the file.
+    let mut read = 0u64;
     while let Some((a, len)) = pending.pop() {
         blocks += 1;
         if blocks > MAX_BLOCKS {
             return Err(Error::malformed(
                 "too many object header continuation blocks",
+            ));
+        }
+        read = read.saturating_add(len);
+        if read > ctx.r.size() {
+            return Err(Error::malformed(
+                "object header continuation blocks larger than the file",
             ));
         }
         if !seen.insert(a) {
@@ -201,6 +242,11 @@ fn push(out: &mut ObjHeader, m: Msg, ctx: &Ctx, pending: &mut Vec<(u64, u64)>) -
         let mut c = ctx.cur(&m.data);
         let a = c.offset()?;
         let l = c.length()?;
+        if pending.len() >= MAX_BLOCKS {
+            return Err(Error::malformed(
+                "too many object header continuation blocks",
+            ));
+        }
         // Continuations are processed in order of appearance (stack: push reversed later).
         pending.insert(0, (a, l));
         return Ok(());

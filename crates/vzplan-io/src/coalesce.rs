@@ -99,6 +99,10 @@ mod tests {
         assert!(read <= 2 * 400);
         let g = groups(r, 0, 2000);
         assert_eq!(spans(&g), [(0, 1690)]);
+        // Smallest gaps first, not in file order: gaps 300, 40 and 80 with 400 bytes needed
+        // merge the 40 and the 80 (in order, the 300 and the 40 would merge instead).
+        let r = vec![(0, 100, 0), (400, 500, 1), (540, 640, 2), (720, 820, 3)];
+        assert_eq!(spans(&groups(r, 0, 0)), [(0, 100), (400, 820)]);
         // Overlapping and nested ranges never lose a member.
         let g = groups(vec![(0, 100, 0), (10, 20, 1), (50, 200, 2)], 0, 0);
         assert_eq!(spans(&g), [(0, 200)]);

@@ -477,7 +477,18 @@ impl RangeRead for ObjectReader {
             for &i in members {
                 let (o, l) = ranges[i];
                 let lo = (o - gs) as usize;
-                out[i] = Some(data[lo..lo + l as usize].to_vec());
+                // A body cut short by an object that shrank since it was opened.
+                let bytes = data
+                    .get(lo..lo + l as usize)
+                    .ok_or_else(|| IoError::Remote {
+                        url: self.url.clone(),
+                        reason: format!(
+                            "object changed while read: {} bytes returned for {o}..{}",
+                            data.len(),
+                            o + l
+                        ),
+                    })?;
+                out[i] = Some(bytes.to_vec());
             }
         }
         Ok(out.into_iter().map(Option::unwrap_or_default).collect())
