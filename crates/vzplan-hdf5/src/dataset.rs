@@ -92,7 +92,12 @@ fn kind(k: ProblemKind) -> impl Fn(String) -> Fail {
     move |s| Fail::Problem(k, s)
 }
 
-fn msg_body(ctx: &Ctx, oh: &ObjHeader, t: u16, what: &str) -> std::result::Result<Vec<u8>, Fail> {
+fn msg_body(
+    ctx: &Ctx,
+    oh: &ObjHeader,
+    t: u16,
+    what: &str,
+) -> std::result::Result<bytes::Bytes, Fail> {
     let msg = oh.first(t).ok_or_else(|| {
         Fail::Err(Error::malformed(format!(
             "dataset without a {what} message"

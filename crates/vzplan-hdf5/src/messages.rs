@@ -725,7 +725,7 @@ pub fn attribute(ctx: &Ctx, body: &[u8]) -> Result<Attribute> {
         let m = crate::ohdr::Msg {
             mtype: DATATYPE,
             flags: 0x02,
-            data: dt_raw.to_vec(),
+            data: bytes::Bytes::copy_from_slice(dt_raw),
         };
         dt_owned = crate::ohdr::resolved(ctx, &m)?;
         &dt_owned[..]

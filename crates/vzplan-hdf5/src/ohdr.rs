@@ -8,6 +8,7 @@
 use crate::chunks::checksum::verify;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use bytes::Bytes;
 use std::collections::HashSet;
 
 pub const MSG_CONTINUATION: u16 = 0x0010;
@@ -20,7 +21,8 @@ const MAX_MESSAGES: usize = 65_536;
 pub struct Msg {
     pub mtype: u16,
     pub flags: u8,
-    pub data: Vec<u8>,
+    /// A slice of the block the header was read in.
+    pub data: Bytes,
 }
 
 impl Msg {
@@ -112,15 +114,21 @@ struct Partial {
     out: ObjHeader,
     /// (address, length) of the continuation blocks still to parse.
     pending: Vec<(u64, u64)>,
-    seen: HashSet<u64>,
+    /// The header's address: a continuation block there (or at a block already read) is a cycle.
+    addr: u64,
     /// The header's flags when it is version 2.
     v2flags: Option<u8>,
 }
 
 impl Partial {
     fn finish(mut self, ctx: &Ctx) -> Result<ObjHeader> {
-        let (out, pending, seen) = (&mut self.out, &mut self.pending, &mut self.seen);
-        drain(ctx, out, pending, seen, self.v2flags)?;
+        drain(
+            ctx,
+            &mut self.out,
+            &mut self.pending,
+            self.addr,
+            self.v2flags,
+        )?;
         Ok(self.out)
     }
 }
@@ -133,8 +141,6 @@ fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
     let head = ctx.read_upto(addr, FIRST_READ)?;
     let mut out = ObjHeader::default();
     let mut pending: Vec<(u64, u64)> = Vec::new();
-    let mut seen: HashSet<u64> = HashSet::new();
-    seen.insert(addr);
     let v2flags = if head.starts_with(b"OHDR") {
         out.version = 2;
         let mut c = ctx.cur(&head);
@@ -157,10 +163,10 @@ fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
             .checked_add(size)
             .and_then(|t| t.checked_add(4))
             .ok_or_else(|| Error::malformed("object header size overflows"))?;
-        let whole = ctx.read(addr, total)?;
+        let whole = Bytes::from(ctx.read(addr, total)?);
         let end = whole.len() - 4;
         verify(&whole, end, "object header")?;
-        parse_v2(&whole[start..end], flags, ctx, &mut out, &mut pending)?;
+        parse_v2(&whole.slice(start..end), flags, ctx, &mut out, &mut pending)?;
         Some(flags)
     } else {
         out.version = 1;
@@ -176,14 +182,14 @@ fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
         c.skip(4)?; // reference count
         let size = c.u32()? as u64;
         // The prefix is 12 bytes, padded to 16 so that messages stay 8-byte aligned.
-        let block = ctx.read(addr.saturating_add(16), size)?;
+        let block = Bytes::from(ctx.read(addr.saturating_add(16), size)?);
         parse_v1(&block, ctx, &mut out, &mut pending)?;
         None
     };
     Ok(Partial {
         out,
         pending,
-        seen,
+        addr,
         v2flags,
     })
 }
@@ -192,9 +198,13 @@ fn drain(
     ctx: &Ctx,
     out: &mut ObjHeader,
     pending: &mut Vec<(u64, u64)>,
-    seen: &mut HashSet<u64>,
+    addr: u64,
     v2flags: Option<u8>,
 ) -> Result<()> {
+    if pending.is_empty() {
+        return Ok(()); // most headers: no set of blocks seen to build
+    }
+    let mut seen = HashSet::from([addr]);
     let mut blocks = 0usize;
     // The blocks of one header do not overlap, so together they fit in the file.
     let mut read = 0u64;
@@ -216,7 +226,7 @@ fn drain(
                 "object header continuation cycle at {a:#x}"
             )));
         }
-        let block = ctx.read(a, len)?;
+        let block = Bytes::from(ctx.read(a, len)?);
         match v2flags {
             Some(flags) => {
                 if !block.starts_with(b"OCHK") || block.len() < 8 {
@@ -226,7 +236,7 @@ fn drain(
                 }
                 // Signature, messages, then a 4-byte checksum.
                 verify(&block, block.len() - 4, "object header continuation block")?;
-                parse_v2(&block[4..block.len() - 4], flags, ctx, out, pending)?;
+                parse_v2(&block.slice(4..block.len() - 4), flags, ctx, out, pending)?;
             }
             None => parse_v1(&block, ctx, out, pending)?,
         }
@@ -256,7 +266,7 @@ fn push(out: &mut ObjHeader, m: Msg, ctx: &Ctx, pending: &mut Vec<(u64, u64)>) -
 }
 
 fn parse_v1(
-    block: &[u8],
+    block: &Bytes,
     ctx: &Ctx,
     out: &mut ObjHeader,
     pending: &mut Vec<(u64, u64)>,
@@ -267,7 +277,9 @@ fn parse_v1(
         let size = c.u16()? as usize;
         let flags = c.u8()?;
         c.skip(3)?;
-        let data = c.bytes(size)?.to_vec();
+        let at = c.pos();
+        c.skip(size)?;
+        let data = block.slice(at..at + size);
         // Messages are aligned on 8-byte boundaries (relative to the block start).
         let aligned = c.pos().div_ceil(8) * 8;
         if aligned <= block.len() {
@@ -281,7 +293,7 @@ fn parse_v1(
 }
 
 fn parse_v2(
-    block: &[u8],
+    block: &Bytes,
     hflags: u8,
     ctx: &Ctx,
     out: &mut ObjHeader,
@@ -296,7 +308,9 @@ fn parse_v2(
         if hflags & 0x04 != 0 {
             c.skip(2)?; // creation order
         }
-        let data = c.bytes(size)?.to_vec();
+        let at = c.pos();
+        c.skip(size)?;
+        let data = block.slice(at..at + size);
         if mtype != 0 {
             push(out, Msg { mtype, flags, data }, ctx, pending)?;
         }
@@ -333,7 +347,7 @@ pub fn shared_ref(ctx: &Ctx, data: &[u8]) -> Result<SharedRef> {
 
 /// The body of message `mtype` of `oh`, following a shared-message reference into the committed
 /// object it points at (one level: a committed object's own message is never shared again).
-pub fn resolved(ctx: &Ctx, msg: &Msg) -> Result<Vec<u8>> {
+pub fn resolved(ctx: &Ctx, msg: &Msg) -> Result<Bytes> {
     if !msg.is_shared() {
         return Ok(msg.data.clone());
     }

@@ -363,7 +363,8 @@ pub struct CachedReader {
 
 #[derive(Default)]
 struct Cache {
-    map: HashMap<u64, Block>,
+    /// Seeded per process (foldhash's `RandomState`): block numbers come from untrusted offsets.
+    map: HashMap<u64, Block, foldhash::fast::RandomState>,
     bytes: u64,
     first_done: bool,
 }
@@ -451,6 +452,12 @@ impl CachedReader {
         for &(o, l) in ranges {
             check_range(self.url(), size, o, l)?;
         }
+        // Most reads of a scan are cache hits: those allocate nothing here.
+        let cached =
+            |&(o, l): &(u64, u64)| self.blocks_of(o, l).all(|b| cache.map.contains_key(&b));
+        if cache.first_done && ranges.iter().all(cached) {
+            return Ok(());
+        }
         let mut wanted: Vec<u64> = Vec::new();
         if !cache.first_done {
             cache.first_done = true;
@@ -475,6 +482,26 @@ impl CachedReader {
         self.fill(cache, &wanted)
     }
 
+    /// The bytes `[o, o + l)` from cached blocks (fetched by [`CachedReader::ensure`]).
+    fn copy_out(&self, cache: &Cache, o: u64, l: u64) -> Result<Vec<u8>, IoError> {
+        let bs = self.cfg.block_size;
+        let mut buf = Vec::with_capacity(l as usize);
+        for b in self.blocks_of(o, l) {
+            let block = cache.map.get(&b).ok_or_else(|| IoError::PastEnd {
+                url: self.url().to_string(),
+                offset: o,
+                len: l,
+                size: self.inner.size(),
+            })?;
+            let block = block.bytes();
+            let bstart = b * bs;
+            let lo = o.max(bstart) - bstart;
+            let hi = (o + l).min(bstart + block.len() as u64) - bstart;
+            buf.extend_from_slice(&block[lo as usize..hi as usize]);
+        }
+        Ok(buf)
+    }
+
     fn blocks_of(&self, offset: u64, len: u64) -> std::ops::Range<u64> {
         let bs = self.cfg.block_size;
         offset / bs..(offset + len).div_ceil(bs)
@@ -489,32 +516,17 @@ impl RangeRead for CachedReader {
         self.inner.meta()
     }
     fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, IoError> {
-        Ok(self.read_many(&[(offset, len)])?.pop().unwrap_or_default())
+        let mut cache = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        self.ensure(&mut cache, &[(offset, len)])?;
+        self.copy_out(&cache, offset, len)
     }
     fn read_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
-        let size = self.inner.size();
-        let bs = self.cfg.block_size;
         let mut cache = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
         self.ensure(&mut cache, ranges)?;
-        let mut out = Vec::with_capacity(ranges.len());
-        for &(o, l) in ranges {
-            let mut buf = Vec::with_capacity(l as usize);
-            for b in self.blocks_of(o, l) {
-                let block = cache.map.get(&b).ok_or_else(|| IoError::PastEnd {
-                    url: self.url().to_string(),
-                    offset: o,
-                    len: l,
-                    size,
-                })?;
-                let block = block.bytes();
-                let bstart = b * bs;
-                let lo = o.max(bstart) - bstart;
-                let hi = (o + l).min(bstart + block.len() as u64) - bstart;
-                buf.extend_from_slice(&block[lo as usize..hi as usize]);
-            }
-            out.push(buf);
-        }
-        Ok(out)
+        ranges
+            .iter()
+            .map(|&(o, l)| self.copy_out(&cache, o, l))
+            .collect()
     }
     fn prefetch(&self, ranges: &[(u64, u64)]) {
         let mut cache = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
