@@ -247,7 +247,16 @@ pub(crate) fn build_kept(
     let given: Vec<PathBuf> = given.iter().filter_map(|p| write::local_path(p)).collect();
     write::guard(&targets, opts.force, &given)?;
     let g = gather_with_inputs(source, progress)?;
-    write::guard(&targets, opts.force, &g.read)?;
+    // The files read that were not given as such (expanded from patterns, directories or layout
+    // files); a path given and read is not asked twice.
+    let given: std::collections::HashSet<&PathBuf> = given.iter().collect();
+    let found: Vec<PathBuf> = g
+        .read
+        .iter()
+        .filter(|p| !given.contains(p))
+        .cloned()
+        .collect();
+    write::guard(&targets, opts.force, &found)?;
     // Kept before planning, which takes the chunk tables over; committed with the outputs.
     let kept = match &opts.keep_layouts {
         Some(p) => {
