@@ -164,6 +164,102 @@ impl ChunkList {
         }
     }
 
+    /// Whether every entry's index lies below `limits`, number by number (true when the list's
+    /// indexes have another length): one pass over the index column.
+    pub fn all_below(&self, limits: &[u64]) -> bool {
+        let r = limits.len();
+        if self.rank != Some(r) || r == 0 {
+            return true;
+        }
+        match &self.index {
+            Keys::Narrow(v) => v
+                .chunks_exact(r)
+                .all(|k| k.iter().zip(limits).all(|(&x, &l)| u64::from(x) < l)),
+            Keys::Wide(v) => v
+                .chunks_exact(r)
+                .all(|k| k.iter().zip(limits).all(|(&x, &l)| x < l)),
+        }
+    }
+
+    /// Whether every entry is a plain range: no inline bytes, no filter mask.
+    pub fn is_plain(&self) -> bool {
+        self.inline.is_empty() && self.mask.is_empty()
+    }
+
+    /// Appends the entries of `other`, a plain list ([`ChunkList::is_plain`]), as from `source`,
+    /// each index moved by `shift` along `axis`; an entry whose index is not below `limits` on
+    /// every axis (before the move), or of another rank, is left out. The same as pushing each
+    /// entry, without a view and a copy of its data per entry: the planner concatenating files.
+    pub fn extend_shifted(
+        &mut self,
+        other: &ChunkList,
+        source: usize,
+        axis: usize,
+        shift: u64,
+        limits: &[u64],
+    ) {
+        debug_assert!(other.is_plain());
+        if self.extend_narrow(other, source, axis, shift, limits) {
+            return;
+        }
+        let mut key = Vec::with_capacity(limits.len());
+        for i in 0..other.len() {
+            let k = other.key(i);
+            if k.len() != limits.len() || !k.iter().zip(limits).all(|(x, &l)| x < l) {
+                continue;
+            }
+            key.clear();
+            key.extend(k.iter());
+            if let Some(x) = key.get_mut(axis) {
+                *x += shift;
+            }
+            let (offset, length) = (other.offset[i], other.length[i]);
+            self.push(&key, source, ChunkData::Ref { offset, length }, 0);
+        }
+    }
+
+    /// [`ChunkList::extend_shifted`] column to column, when both lists hold `u32` indexes of the
+    /// limits' rank and every moved index stays a `u32`; false (nothing done) otherwise.
+    fn extend_narrow(
+        &mut self,
+        other: &ChunkList,
+        source: usize,
+        axis: usize,
+        shift: u64,
+        limits: &[u64],
+    ) -> bool {
+        let r = limits.len();
+        let fits = limits
+            .get(axis)
+            .and_then(|l| l.checked_add(shift))
+            .is_some_and(|m| m <= u64::from(u32::MAX) + 1);
+        let (Keys::Narrow(dst), Keys::Narrow(src)) = (&mut self.index, &other.index) else {
+            return false;
+        };
+        if !fits || r == 0 || other.rank != Some(r) || *self.rank.get_or_insert(r) != r {
+            return false;
+        }
+        let at = self.offset.len();
+        let source = u32::try_from(source).unwrap_or(u32::MAX);
+        for (i, k) in src.chunks_exact(r).enumerate() {
+            if !k.iter().zip(limits).all(|(&x, &l)| u64::from(x) < l) {
+                continue;
+            }
+            let moved = k.iter().enumerate().map(|(j, &x)| match j == axis {
+                true => x + shift as u32,
+                false => x,
+            });
+            dst.extend(moved);
+            self.offset.push(other.offset[i]);
+            self.length.push(other.length[i]);
+        }
+        if source != 0 || !self.source.is_empty() {
+            self.source.resize(at, 0);
+            self.source.resize(self.offset.len(), source);
+        }
+        true
+    }
+
     /// How many entries [`ChunkList::push`] refused for their rank.
     pub fn refused(&self) -> usize {
         self.refused
@@ -397,6 +493,76 @@ impl<'de> Deserialize<'de> for ChunkList {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Appending a file's table with its index moved equals pushing its entries one by one,
+    /// leaving out those outside the limits or of another rank, and widening past `u32`.
+    #[test]
+    fn extend_shifted_equals_pushing_each_entry() {
+        let mut file = ChunkList::new();
+        for (i, idx) in [[0, 0], [0, 1], [1, 0], [2, 1], [1, 2]].iter().enumerate() {
+            let data = ChunkData::Ref {
+                offset: 100 * i as u64,
+                length: 10 + i as u64,
+            };
+            file.push(idx, 0, data, 0);
+        }
+        file.push(
+            &[9],
+            0,
+            ChunkData::Ref {
+                offset: 1,
+                length: 1,
+            },
+            0,
+        );
+        assert!(file.is_plain());
+        let limits = [2, 2]; // leaves out [2, 1] and [1, 2]
+        for shift in [0, 5, u64::from(u32::MAX)] {
+            let mut bulk = ChunkList::with_capacity(2, 0);
+            bulk.push(
+                &[0, 0],
+                0,
+                ChunkData::Ref {
+                    offset: 7,
+                    length: 7,
+                },
+                0,
+            );
+            let mut each = bulk.clone();
+            bulk.extend_shifted(&file, 3, 0, shift, &limits);
+            for c in &file {
+                let k = c.index.to_vec();
+                if k.len() == 2 && k.iter().zip(&limits).all(|(x, l)| x < l) {
+                    let key = [k[0] + shift, k[1]];
+                    each.push(&key, 3, c.data.to_owned(), 0);
+                }
+            }
+            assert_eq!(bulk.to_entries(), each.to_entries());
+            assert_eq!(bulk.len(), 4);
+            let sources: Vec<usize> = bulk.iter().map(|c| c.source).collect();
+            assert_eq!(sources, [0, 3, 3, 3]);
+            assert_eq!(bulk.key(3).to_vec(), [1 + shift, 0]);
+        }
+    }
+
+    #[test]
+    fn all_below_checks_every_index_of_the_lists_rank() {
+        let mut l = ChunkList::new();
+        assert!(l.all_below(&[1, 1]));
+        let data = ChunkData::Ref {
+            offset: 0,
+            length: 1,
+        };
+        l.push(&[0, 1], 0, data.clone(), 0);
+        l.push(&[1, 0], 0, data.clone(), 0);
+        assert!(l.all_below(&[2, 2]));
+        assert!(!l.all_below(&[2, 1]));
+        assert!(!l.all_below(&[1, 2]));
+        assert!(l.all_below(&[1]), "another rank counts as below");
+        l.push(&[u64::from(u32::MAX) + 1, 0], 0, data, 0);
+        assert!(!l.all_below(&[2, 2]));
+        assert!(l.all_below(&[u64::MAX, 2]));
+    }
 
     fn entry(index: &[u64], data: ChunkData, filter_mask: u32) -> ChunkEntry {
         ChunkEntry {

@@ -128,6 +128,14 @@ impl FilePart<'_> {
         keep_last: Option<u64>,
     ) {
         let grid = self.a.chunks.grid_shape(&self.a.shape);
+        if keep_last.is_none() && entries.is_plain() && self.k < grid.len() {
+            // No patch to record: the columns are appended as they are, the index moved.
+            let mut limits = grid.clone();
+            limits[self.k] = nblocks;
+            p.chunks
+                .extend_shifted(&entries, self.src, self.k, offset, &limits);
+            return;
+        }
         let block = &self.a.chunks.block;
         let mut key = Vec::with_capacity(grid.len());
         for e in &entries {

@@ -43,11 +43,13 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
         findings.push(e.array(&p.path).fix(fix::REPORT_BUG));
         return false;
     }
-    for c in &p.chunks {
-        let inside = c.index.len() == p.edges.len()
-            && c.index.iter().zip(&p.edges).all(|(k, e)| k < e.count());
+    let counts: Vec<u64> = p.edges.iter().map(|e| e.count()).collect();
+    let fast = p.chunks.rank() == Some(counts.len()) && p.chunks.all_below(&counts);
+    for i in (0..p.chunks.len()).filter(|_| !fast) {
+        let key = p.chunks.key(i);
+        let inside = key.len() == counts.len() && key.iter().zip(&counts).all(|(k, &n)| k < n);
         if !inside {
-            findings.push(bad(&c.index.to_vec()));
+            findings.push(bad(&key.to_vec()));
             return false;
         }
     }
