@@ -59,6 +59,18 @@ pub struct RankMismatch {
     pub want: usize,
 }
 
+/// Where [`ChunkList::extend_moved`] puts another list's entries: from `source`, after `lead`
+/// (the key of a new leading axis), index `axis` (of the other list) moved by `shift`, entries
+/// at or past `limits` (the other list's indexes, number by number) left out.
+#[derive(Clone, Copy, Debug)]
+pub struct Move<'a> {
+    pub source: usize,
+    pub lead: Option<u64>,
+    pub axis: usize,
+    pub shift: u64,
+    pub limits: &'a [u64],
+}
+
 /// Chunk entries as columns; see the module docs.
 #[derive(Clone, Debug, Default)]
 pub struct ChunkList {
@@ -186,73 +198,68 @@ impl ChunkList {
         self.inline.is_empty() && self.mask.is_empty()
     }
 
-    /// Appends the entries of `other`, a plain list ([`ChunkList::is_plain`]), as from `source`,
-    /// each index moved by `shift` along `axis`; an entry whose index is not below `limits` on
-    /// every axis (before the move), or of another rank, is left out. The same as pushing each
-    /// entry, without a view and a copy of its data per entry: the planner concatenating files.
-    pub fn extend_shifted(
-        &mut self,
-        other: &ChunkList,
-        source: usize,
-        axis: usize,
-        shift: u64,
-        limits: &[u64],
-    ) {
+    /// Appends the entries of `other`, a plain list ([`ChunkList::is_plain`]), placed as `m`
+    /// says; an entry whose index is not below `m.limits` on every axis (before the move), or of
+    /// another rank, is left out. The same as pushing each entry, without a view and a copy of
+    /// its data per entry: the planner placing a file's table.
+    pub fn extend_moved(&mut self, other: &ChunkList, m: &Move<'_>) {
         debug_assert!(other.is_plain());
-        if self.extend_narrow(other, source, axis, shift, limits) {
+        if self.extend_narrow(other, m) {
             return;
         }
-        let mut key = Vec::with_capacity(limits.len());
+        let mut key = Vec::with_capacity(m.limits.len() + 1);
         for i in 0..other.len() {
             let k = other.key(i);
-            if k.len() != limits.len() || !k.iter().zip(limits).all(|(x, &l)| x < l) {
+            if k.len() != m.limits.len() || !k.iter().zip(m.limits).all(|(x, &l)| x < l) {
                 continue;
             }
             key.clear();
+            key.extend(m.lead);
             key.extend(k.iter());
-            if let Some(x) = key.get_mut(axis) {
-                *x += shift;
+            if let Some(x) = key.get_mut(m.axis + usize::from(m.lead.is_some())) {
+                *x += m.shift;
             }
             let (offset, length) = (other.offset[i], other.length[i]);
-            self.push(&key, source, ChunkData::Ref { offset, length }, 0);
+            self.push(&key, m.source, ChunkData::Ref { offset, length }, 0);
         }
     }
 
-    /// [`ChunkList::extend_shifted`] column to column, when both lists hold `u32` indexes of the
-    /// limits' rank and every moved index stays a `u32`; false (nothing done) otherwise.
-    fn extend_narrow(
-        &mut self,
-        other: &ChunkList,
-        source: usize,
-        axis: usize,
-        shift: u64,
-        limits: &[u64],
-    ) -> bool {
-        let r = limits.len();
-        let fits = limits
-            .get(axis)
-            .and_then(|l| l.checked_add(shift))
-            .is_some_and(|m| m <= u64::from(u32::MAX) + 1);
+    /// [`ChunkList::extend_moved`] column to column, when both lists hold `u32` indexes of the
+    /// right ranks and every placed index stays a `u32`; false (nothing done) otherwise.
+    fn extend_narrow(&mut self, other: &ChunkList, m: &Move<'_>) -> bool {
+        let r = m.limits.len();
+        let top = u64::from(u32::MAX);
+        let fits = m.lead.is_none_or(|l| l <= top)
+            && m.limits
+                .get(m.axis)
+                .and_then(|l| l.checked_add(m.shift))
+                .is_some_and(|n| n <= top + 1);
+        let out_rank = r + usize::from(m.lead.is_some());
         let (Keys::Narrow(dst), Keys::Narrow(src)) = (&mut self.index, &other.index) else {
             return false;
         };
-        if !fits || r == 0 || other.rank != Some(r) || *self.rank.get_or_insert(r) != r {
+        if !fits
+            || r == 0
+            || other.rank != Some(r)
+            || *self.rank.get_or_insert(out_rank) != out_rank
+        {
             return false;
         }
         let at = self.offset.len();
-        let source = u32::try_from(source).unwrap_or(u32::MAX);
+        let lead = m.lead.map(|l| l as u32);
         for (i, k) in src.chunks_exact(r).enumerate() {
-            if !k.iter().zip(limits).all(|(&x, &l)| u64::from(x) < l) {
+            if !k.iter().zip(m.limits).all(|(&x, &l)| u64::from(x) < l) {
                 continue;
             }
-            let moved = k.iter().enumerate().map(|(j, &x)| match j == axis {
-                true => x + shift as u32,
+            dst.extend(lead);
+            dst.extend(k.iter().enumerate().map(|(j, &x)| match j == m.axis {
+                true => x + m.shift as u32,
                 false => x,
-            });
-            dst.extend(moved);
+            }));
             self.offset.push(other.offset[i]);
             self.length.push(other.length[i]);
         }
+        let source = u32::try_from(m.source).unwrap_or(u32::MAX);
         if source != 0 || !self.source.is_empty() {
             self.source.resize(at, 0);
             self.source.resize(self.offset.len(), source);
@@ -494,10 +501,10 @@ impl<'de> Deserialize<'de> for ChunkList {
 mod tests {
     use super::*;
 
-    /// Appending a file's table with its index moved equals pushing its entries one by one,
-    /// leaving out those outside the limits or of another rank, and widening past `u32`.
+    /// Appending a file's table with its index moved (and after a lead) equals pushing its
+    /// entries one by one, leaving out those outside the limits, and widening past `u32`.
     #[test]
-    fn extend_shifted_equals_pushing_each_entry() {
+    fn extend_moved_equals_pushing_each_entry() {
         let mut file = ChunkList::new();
         for (i, idx) in [[0, 0], [0, 1], [1, 0], [2, 1], [1, 2]].iter().enumerate() {
             let data = ChunkData::Ref {
@@ -506,21 +513,20 @@ mod tests {
             };
             file.push(idx, 0, data, 0);
         }
-        file.push(
-            &[9],
-            0,
-            ChunkData::Ref {
-                offset: 1,
-                length: 1,
-            },
-            0,
-        );
         assert!(file.is_plain());
         let limits = [2, 2]; // leaves out [2, 1] and [1, 2]
-        for shift in [0, 5, u64::from(u32::MAX)] {
-            let mut bulk = ChunkList::with_capacity(2, 0);
+        let big = u64::from(u32::MAX);
+        for (lead, shift) in [
+            (None, 0),
+            (None, 5),
+            (None, big),
+            (Some(7), 0),
+            (Some(big + 1), 2),
+        ] {
+            let rank = 2 + usize::from(lead.is_some());
+            let mut bulk = ChunkList::with_capacity(rank, 0);
             bulk.push(
-                &[0, 0],
+                &vec![0; rank],
                 0,
                 ChunkData::Ref {
                     offset: 7,
@@ -529,19 +535,26 @@ mod tests {
                 0,
             );
             let mut each = bulk.clone();
-            bulk.extend_shifted(&file, 3, 0, shift, &limits);
+            let m = Move {
+                source: 3,
+                lead,
+                axis: 1,
+                shift,
+                limits: &limits,
+            };
+            bulk.extend_moved(&file, &m);
             for c in &file {
                 let k = c.index.to_vec();
-                if k.len() == 2 && k.iter().zip(&limits).all(|(x, l)| x < l) {
-                    let key = [k[0] + shift, k[1]];
+                if k.iter().zip(&limits).all(|(x, l)| x < l) {
+                    let mut key: Vec<u64> = lead.into_iter().collect();
+                    key.extend([k[0], k[1] + shift]);
                     each.push(&key, 3, c.data.to_owned(), 0);
                 }
             }
-            assert_eq!(bulk.to_entries(), each.to_entries());
+            assert_eq!(bulk.to_entries(), each.to_entries(), "{lead:?} {shift}");
             assert_eq!(bulk.len(), 4);
             let sources: Vec<usize> = bulk.iter().map(|c| c.source).collect();
             assert_eq!(sources, [0, 3, 3, 3]);
-            assert_eq!(bulk.key(3).to_vec(), [1 + shift, 0]);
         }
     }
 

@@ -7,7 +7,9 @@ use crate::fix::Target;
 use crate::rules::padded::{cut_axis, own_axis, rechunk_fix, AxisCut};
 use crate::rules::{grid::validate, masks::check_masks_or_patch};
 use crate::{ArrayPlan, Finding, FindingKind, Severity};
-use vzplan_core::{ArrayLayout, AxisEdges, ChunkData, ChunkList, DataRef, KeyRef, SourceLayout};
+use vzplan_core::{
+    ArrayLayout, AxisEdges, ChunkData, ChunkList, DataRef, KeyRef, Move, SourceLayout,
+};
 
 /// Files concatenated along axis `k`, each contributing its own cuts.
 pub(crate) fn concatenated(
@@ -132,8 +134,14 @@ impl FilePart<'_> {
             // No patch to record: the columns are appended as they are, the index moved.
             let mut limits = grid.clone();
             limits[self.k] = nblocks;
-            p.chunks
-                .extend_shifted(&entries, self.src, self.k, offset, &limits);
+            let m = Move {
+                source: self.src,
+                lead: None,
+                axis: self.k,
+                shift: offset,
+                limits: &limits,
+            };
+            p.chunks.extend_moved(&entries, &m);
             return;
         }
         let block = &self.a.chunks.block;

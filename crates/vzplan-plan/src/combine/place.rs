@@ -2,7 +2,7 @@
 //! stored block as one planned chunk (or a patch), a coordinate written inline.
 
 use crate::{ArrayPlan, Patch};
-use vzplan_core::{ArrayLayout, AxisEdges, ChunkData, ChunkList, DataRef};
+use vzplan_core::{ArrayLayout, AxisEdges, ChunkData, ChunkList, DataRef, Move};
 
 /// Plans one stored block as a chunk; a block stored with filters skipped, or one of which only
 /// the leading `keep` sub-block belongs to the grid (`None`: all of it), becomes a [`Patch`] too.
@@ -39,6 +39,18 @@ pub(crate) fn push_file(
     lead: Option<u64>,
 ) {
     let grid = a.chunks.grid_shape(&a.shape);
+    if entries.is_plain() && entries.rank() == Some(grid.len()) {
+        // No patch to record: the columns are appended as they are, after `lead`.
+        let m = Move {
+            source,
+            lead,
+            axis: 0,
+            shift: 0,
+            limits: &grid,
+        };
+        p.chunks.extend_moved(&entries, &m);
+        return;
+    }
     let mut key = Vec::with_capacity(grid.len() + 1);
     for e in &entries {
         if !e.index.iter().zip(&grid).all(|(i, &g)| i < g) {
