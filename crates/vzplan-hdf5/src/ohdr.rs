@@ -36,13 +36,16 @@ impl Msg {
 pub struct ObjHeader {
     pub version: u8,
     pub msgs: Vec<Msg>,
+    /// Bytes of the blocks read: the messages are slices of them, which keep them alive.
+    held: u64,
 }
 
 impl ObjHeader {
-    /// Bytes held by the messages (their bodies and their entries).
+    /// Bytes held: the blocks read (however little of them the messages use) and the entries.
     pub fn bytes(&self) -> u64 {
         let entry = std::mem::size_of::<Msg>() as u64;
-        self.msgs.iter().map(|m| m.data.len() as u64 + entry).sum()
+        self.held
+            .saturating_add(entry.saturating_mul(self.msgs.len() as u64))
     }
     pub fn first(&self, mtype: u16) -> Option<&Msg> {
         self.msgs.iter().find(|m| m.mtype == mtype)
@@ -164,6 +167,7 @@ fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
             .and_then(|t| t.checked_add(4))
             .ok_or_else(|| Error::malformed("object header size overflows"))?;
         let whole = Bytes::from(ctx.read(addr, total)?);
+        out.held += whole.len() as u64;
         let end = whole.len() - 4;
         verify(&whole, end, "object header")?;
         parse_v2(&whole.slice(start..end), flags, ctx, &mut out, &mut pending)?;
@@ -183,6 +187,7 @@ fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
         let size = c.u32()? as u64;
         // The prefix is 12 bytes, padded to 16 so that messages stay 8-byte aligned.
         let block = Bytes::from(ctx.read(addr.saturating_add(16), size)?);
+        out.held += block.len() as u64;
         parse_v1(&block, ctx, &mut out, &mut pending)?;
         None
     };
@@ -227,6 +232,7 @@ fn drain(
             )));
         }
         let block = Bytes::from(ctx.read(a, len)?);
+        out.held = out.held.saturating_add(block.len() as u64);
         match v2flags {
             Some(flags) => {
                 if !block.starts_with(b"OCHK") || block.len() < 8 {
