@@ -395,6 +395,12 @@ impl CachedReader {
     fn fill(&self, cache: &mut Cache, wanted: &[u64]) -> Result<(), IoError> {
         let bs = self.cfg.block_size;
         let size = self.inner.size();
+        // Over its budget, the cache starts again before this batch looks for what it has: a
+        // block counted as cached here must still be there when the batch is copied out.
+        if cache.bytes > self.cfg.max_bytes {
+            cache.map.clear();
+            cache.bytes = 0;
+        }
         let mut missing: Vec<u64> = wanted
             .iter()
             .copied()
@@ -421,10 +427,6 @@ impl CachedReader {
             })
             .collect();
         let datas = self.inner.read_many(&ranges)?;
-        if cache.bytes > self.cfg.max_bytes {
-            cache.map.clear();
-            cache.bytes = 0;
-        }
         for ((f, n), data) in runs.into_iter().zip(datas) {
             let buf = Arc::new(data);
             for k in 0..n {
@@ -618,6 +620,14 @@ impl RangeRead for MemObject {
 mod tests {
     use super::*;
 
+    fn cfg(block_size: u64, first_read: u64, max_bytes: u64) -> CacheConfig {
+        CacheConfig {
+            block_size,
+            first_read,
+            max_bytes,
+        }
+    }
+
     fn mem(n: usize) -> Arc<dyn RangeRead> {
         Arc::new(MemObject::new(
             "mem://x",
@@ -656,11 +666,7 @@ mod tests {
     #[test]
     fn prefetched_ranges_are_read_from_the_cache() {
         let raw = mem(300_000);
-        let cfg = CacheConfig {
-            block_size: 1000,
-            first_read: 4000,
-            max_bytes: 1 << 30,
-        };
+        let cfg = cfg(1000, 4000, 1 << 30);
         let c = CachedReader::new(raw.clone(), cfg);
         c.read_at(0, 10).unwrap();
         let ranges = [(10_000, 50), (150_000, 1500), (290_000, 9)];
@@ -687,11 +693,7 @@ mod tests {
     #[test]
     fn many_overlapping_ranges_cost_the_object_once() {
         let raw = mem(8_000_000);
-        let cfg = CacheConfig {
-            block_size: 4096,
-            first_read: 4096,
-            max_bytes: 1 << 30,
-        };
+        let cfg = cfg(4096, 4096, 1 << 30);
         let c = CachedReader::new(raw.clone(), cfg);
         let ranges = vec![(0, 8_000_000); 200_000];
         c.prefetch(&ranges);
@@ -702,17 +704,26 @@ mod tests {
         );
     }
 
+    /// A batch that finds the cache over its budget still gets every range it asked for, the
+    /// cached ones included (the cache used to drop them after counting them as cached, and the
+    /// batch failed with "past the end" on an in-range read).
+    #[test]
+    fn a_batch_over_the_cache_budget_keeps_its_cached_blocks() {
+        let raw = mem(20_000);
+        let c = CachedReader::new(raw.clone(), cfg(1000, 1000, 2500));
+        c.read_at(0, 10).unwrap(); // block 0: 1,000 bytes cached
+        c.read_at(5000, 2000).unwrap(); // blocks 5 and 6: 3,000 bytes, over the budget
+        let got = c.read_many(&[(0, 10), (9000, 10)]).unwrap();
+        assert_eq!(
+            got,
+            [raw.read_at(0, 10).unwrap(), raw.read_at(9000, 10).unwrap()]
+        );
+    }
+
     #[test]
     fn cached_reads_match_and_coalesce() {
         let raw = mem(300_000);
-        let c = CachedReader::new(
-            raw.clone(),
-            CacheConfig {
-                block_size: 1000,
-                first_read: 4000,
-                max_bytes: 1 << 30,
-            },
-        );
+        let c = CachedReader::new(raw.clone(), cfg(1000, 4000, 1 << 30));
         let got = c.read_at(3500, 2000).unwrap();
         assert_eq!(got, raw.read_at(3500, 2000).unwrap());
         // First call: the speculative first blocks and the requested ones, coalesced into one request.
