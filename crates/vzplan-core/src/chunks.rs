@@ -217,7 +217,7 @@ impl ChunkList {
             key.extend(m.lead);
             key.extend(k.iter());
             if let Some(x) = key.get_mut(m.axis + usize::from(m.lead.is_some())) {
-                *x += m.shift;
+                *x = x.saturating_add(m.shift);
             }
             let (offset, length) = (other.offset[i], other.length[i]);
             self.push(&key, m.source, ChunkData::Ref { offset, length }, 0);

@@ -124,15 +124,55 @@ struct Partial {
 }
 
 impl Partial {
-    fn finish(mut self, ctx: &Ctx) -> Result<ObjHeader> {
-        drain(
-            ctx,
-            &mut self.out,
-            &mut self.pending,
-            self.addr,
-            self.v2flags,
-        )?;
-        Ok(self.out)
+    /// Reads and parses the continuation blocks, those they name included.
+    fn finish(self, ctx: &Ctx) -> Result<ObjHeader> {
+        let Partial {
+            mut out,
+            mut pending,
+            addr,
+            v2flags,
+        } = self;
+        if pending.is_empty() {
+            return Ok(out); // most headers: no set of blocks seen to build
+        }
+        let mut seen = HashSet::from([addr]);
+        // The blocks of one header do not overlap, so together they fit in the file.
+        let mut read = 0u64;
+        while let Some((a, len)) = pending.pop() {
+            if seen.len() > MAX_BLOCKS {
+                return Err(Error::malformed(
+                    "too many object header continuation blocks",
+                ));
+            }
+            read = read.saturating_add(len);
+            if read > ctx.r.size() {
+                return Err(Error::malformed(
+                    "object header continuation blocks larger than the file",
+                ));
+            }
+            if !seen.insert(a) {
+                return Err(Error::malformed(format!(
+                    "object header continuation cycle at {a:#x}"
+                )));
+            }
+            let block = Bytes::from(ctx.read(a, len)?);
+            out.held = out.held.saturating_add(block.len() as u64);
+            match v2flags {
+                Some(flags) => {
+                    if !block.starts_with(b"OCHK") || block.len() < 8 {
+                        return Err(Error::malformed(format!(
+                            "continuation block at {a:#x} has no OCHK signature"
+                        )));
+                    }
+                    // Signature, messages, then a 4-byte checksum.
+                    verify(&block, block.len() - 4, "object header continuation block")?;
+                    let msgs = block.slice(4..block.len() - 4);
+                    parse_v2(&msgs, flags, ctx, &mut out, &mut pending)?;
+                }
+                None => parse_v1(&block, ctx, &mut out, &mut pending)?,
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -197,57 +237,6 @@ fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
         addr,
         v2flags,
     })
-}
-
-fn drain(
-    ctx: &Ctx,
-    out: &mut ObjHeader,
-    pending: &mut Vec<(u64, u64)>,
-    addr: u64,
-    v2flags: Option<u8>,
-) -> Result<()> {
-    if pending.is_empty() {
-        return Ok(()); // most headers: no set of blocks seen to build
-    }
-    let mut seen = HashSet::from([addr]);
-    let mut blocks = 0usize;
-    // The blocks of one header do not overlap, so together they fit in the file.
-    let mut read = 0u64;
-    while let Some((a, len)) = pending.pop() {
-        blocks += 1;
-        if blocks > MAX_BLOCKS {
-            return Err(Error::malformed(
-                "too many object header continuation blocks",
-            ));
-        }
-        read = read.saturating_add(len);
-        if read > ctx.r.size() {
-            return Err(Error::malformed(
-                "object header continuation blocks larger than the file",
-            ));
-        }
-        if !seen.insert(a) {
-            return Err(Error::malformed(format!(
-                "object header continuation cycle at {a:#x}"
-            )));
-        }
-        let block = Bytes::from(ctx.read(a, len)?);
-        out.held = out.held.saturating_add(block.len() as u64);
-        match v2flags {
-            Some(flags) => {
-                if !block.starts_with(b"OCHK") || block.len() < 8 {
-                    return Err(Error::malformed(format!(
-                        "continuation block at {a:#x} has no OCHK signature"
-                    )));
-                }
-                // Signature, messages, then a 4-byte checksum.
-                verify(&block, block.len() - 4, "object header continuation block")?;
-                parse_v2(&block.slice(4..block.len() - 4), flags, ctx, out, pending)?;
-            }
-            None => parse_v1(&block, ctx, out, pending)?,
-        }
-    }
-    Ok(())
 }
 
 fn push(out: &mut ObjHeader, m: Msg, ctx: &Ctx, pending: &mut Vec<(u64, u64)>) -> Result<()> {

@@ -2,6 +2,7 @@
 //! rules (edges sum to the shape, every chunk key inside the grid and used once).
 
 use crate::{fix, ArrayPlan, Finding, FindingKind};
+use vzplan_core::KeyRef;
 
 /// Final check of the grid rules; a failure is a bug, reported rather than written.
 pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
@@ -44,11 +45,12 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
         return false;
     }
     let counts: Vec<u64> = p.edges.iter().map(|e| e.count()).collect();
-    let fast = p.chunks.rank() == Some(counts.len()) && p.chunks.all_below(&counts);
-    for i in (0..p.chunks.len()).filter(|_| !fast) {
-        let key = p.chunks.key(i);
-        let inside = key.len() == counts.len() && key.iter().zip(&counts).all(|(k, &n)| k < n);
-        if !inside {
+    // One pass over the index column; entry by entry only to name the key outside.
+    let inside =
+        |key: KeyRef<'_>| key.len() == counts.len() && key.iter().zip(&counts).all(|(k, &n)| k < n);
+    if !(p.chunks.rank() == Some(counts.len()) && p.chunks.all_below(&counts)) {
+        let mut keys = (0..p.chunks.len()).map(|i| p.chunks.key(i));
+        if let Some(key) = keys.find(|&k| !inside(k)) {
             findings.push(bad(&key.to_vec()));
             return false;
         }
