@@ -26,7 +26,6 @@ pub use secret::{has_secret, redact, redact_text, REDACTED};
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -179,15 +178,12 @@ impl RangeRead for LocalFile {
     }
     fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, IoError> {
         check_range(&self.url, self.meta.size, offset, len)?;
-        let mut buf = vec![0u8; len as usize];
-        self.file
-            .read_exact_at(&mut buf, offset)
-            .map_err(|source| IoError::Read {
-                url: self.url.clone(),
-                offset,
-                len,
-                source,
-            })?;
+        let buf = pread_exact(&self.file, offset, len as usize).map_err(|source| IoError::Read {
+            url: self.url.clone(),
+            offset,
+            len,
+            source,
+        })?;
         self.requests.fetch_add(1, Ordering::Relaxed);
         self.bytes.fetch_add(len, Ordering::Relaxed);
         Ok(buf)
@@ -199,6 +195,34 @@ impl RangeRead for LocalFile {
             retried: 0,
         }
     }
+}
+
+/// `len` bytes at `offset`, read into fresh memory without zeroing it first: zeroing a buffer
+/// the kernel then overwrites cost ~6 % of a scan of small files (callgrind). A file that ends
+/// early (truncated since it was opened) is an `UnexpectedEof`, as `read_exact_at` reports it.
+fn pread_exact(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+    use std::os::fd::AsRawFd;
+    let mut buf: Vec<u8> = Vec::with_capacity(len);
+    while buf.len() < len {
+        let at = offset + buf.len() as u64;
+        let at = libc::off_t::try_from(at).map_err(std::io::Error::other)?;
+        let spare = buf.spare_capacity_mut();
+        // SAFETY: `spare` is writable memory of `spare.len()` bytes owned by `buf`; pread writes
+        // at most that many and returns how many it wrote.
+        let n = unsafe { libc::pread(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len(), at) };
+        match n {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n if n < 0 => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+            // SAFETY: pread initialised the first `n` bytes of the spare capacity.
+            n => unsafe { buf.set_len(buf.len() + n as usize) },
+        }
+    }
+    Ok(buf)
 }
 
 /// Why a local path cannot be read as a file, or None for a regular file (or a link to one):
