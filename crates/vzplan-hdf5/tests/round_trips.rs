@@ -48,6 +48,7 @@ fn rounds(name: &str) -> (u64, usize) {
     let cfg = CacheConfig {
         block_size: 512,
         first_read: 2048,
+        whole_file: 0,
         max_bytes: 64 << 20,
     };
     let cached = CachedReader::new(r.clone(), cfg);
