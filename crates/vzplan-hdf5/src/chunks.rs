@@ -53,11 +53,15 @@ pub struct Geometry {
     pub layout_version: u8,
 }
 
+/// A chunk's element offset, per dimension: inline up to rank 4, so that walking an index does
+/// not allocate per chunk (at 3,072 chunks a file that was ~7 % of a scan's instructions).
+pub type Offset = smallvec::SmallVec<[u64; 4]>;
+
 /// One allocated chunk.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RawChunk {
     /// Element offset of the chunk's first element, per dimension.
-    pub offset: Vec<u64>,
+    pub offset: Offset,
     /// Absolute file offset (base address applied).
     pub addr: u64,
     /// Stored bytes.
@@ -166,7 +170,7 @@ fn unravel(mut idx: u64, grid: &[u64]) -> Vec<u64> {
 }
 
 /// Element offset of the chunk at scaled coordinates `scaled`.
-fn scaled_to_offset(scaled: &[u64], geo: &Geometry) -> Result<Vec<u64>> {
+fn scaled_to_offset(scaled: &[u64], geo: &Geometry) -> Result<Offset> {
     scaled
         .iter()
         .zip(&geo.chunk)
@@ -245,7 +249,7 @@ pub fn single(
         None => (geo.chunk_bytes()?, 0),
     };
     let ch = RawChunk {
-        offset: vec![0; geo.shape.len()],
+        offset: smallvec::smallvec![0; geo.shape.len()],
         addr,
         size,
         filter_mask,

@@ -49,7 +49,11 @@ fn type10_and_type11_records() {
                 .zip(&f.geo.chunk)
                 .map(|(s, c)| s * c)
                 .collect();
-            let e = f.expect.iter().find(|e| e.offset == offset).unwrap();
+            let e = f
+                .expect
+                .iter()
+                .find(|e| e.offset[..] == offset[..])
+                .unwrap();
             assert_eq!(le(&rec[..8]), e.addr);
             if want_type == 11 {
                 assert_eq!(le(&rec[8..8 + width - 4]), e.size);

@@ -104,7 +104,7 @@ impl V1<'_, '_> {
         for _ in 0..used {
             let size = u64::from(c.u32()?);
             let mask = c.u32()?;
-            let mut offset = Vec::with_capacity(rank);
+            let mut offset = super::Offset::with_capacity(rank);
             for _ in 0..rank {
                 offset.push(c.u64()?);
             }

@@ -68,7 +68,7 @@ pub fn load(name: &str) -> Fixture {
         .unwrap()
         .iter()
         .map(|c| RawChunk {
-            offset: u64s(&c[0]),
+            offset: u64s(&c[0]).into(),
             addr: c[1].as_u64().unwrap(),
             size: c[2].as_u64().unwrap(),
             filter_mask: c[3].as_u64().unwrap() as u32,
