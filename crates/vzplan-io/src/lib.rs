@@ -179,12 +179,13 @@ impl RangeRead for LocalFile {
     }
     fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, IoError> {
         check_range(&self.url, self.meta.size, offset, len)?;
-        let buf = pread_exact(&self.file, offset, len as usize).map_err(|source| IoError::Read {
-            url: self.url.clone(),
-            offset,
-            len,
-            source,
-        })?;
+        let buf =
+            pread_exact(&self.file, offset, len as usize).map_err(|source| IoError::Read {
+                url: self.url.clone(),
+                offset,
+                len,
+                source,
+            })?;
         self.requests.fetch_add(1, Ordering::Relaxed);
         self.bytes.fetch_add(len, Ordering::Relaxed);
         Ok(buf)
@@ -210,7 +211,8 @@ fn pread_exact(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>>
         let spare = buf.spare_capacity_mut();
         // SAFETY: `spare` is writable memory of `spare.len()` bytes owned by `buf`; pread writes
         // at most that many and returns how many it wrote.
-        let n = unsafe { libc::pread(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len(), at) };
+        let n =
+            unsafe { libc::pread(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len(), at) };
         match n {
             0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
             n if n < 0 => {
