@@ -14,9 +14,9 @@
 //! cumulative-count width of the level below (absent just above the leaves).
 
 use crate::chunks::checksum;
+use crate::ctx::HashSet;
 use crate::ctx::{bytes_needed, Ctx, Cur};
 use crate::error::{Error, Result};
-use std::collections::HashSet;
 
 /// Signature, version, type and checksum of every node.
 const NODE_OVERHEAD: u64 = 10;
@@ -219,7 +219,7 @@ impl Walk<'_, '_> {
     /// reports it), and it reads at most as many nodes as the file can hold.
     fn prefetch_levels(&self, root: u64, nrec: u64, depth: u16) {
         let max_nodes = self.ctx.r.size() / u64::from(self.h.node_size).max(1) + 1;
-        let mut seen: HashSet<u64> = HashSet::new();
+        let mut seen: HashSet<u64> = HashSet::default();
         let mut level = vec![(root, nrec)];
         for d in (1..=depth).rev() {
             let mut next = Vec::new();
@@ -278,7 +278,7 @@ pub fn records(ctx: &Ctx, header_addr: u64) -> Result<(u8, Vec<Vec<u8>>)> {
         ctx,
         h,
         lv,
-        visited: HashSet::new(),
+        visited: HashSet::default(),
         out: Vec::with_capacity(total as usize),
     };
     w.prefetch_levels(root, u64::from(nrec), depth);

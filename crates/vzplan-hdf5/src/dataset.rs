@@ -113,8 +113,8 @@ fn describe(
     info: &mut DsInfo,
 ) -> std::result::Result<ArrayLayout, Fail> {
     let space = m::dataspace(&mut ctx.cur(&msg_body(ctx, oh, m::DATASPACE, "dataspace")?))?;
-    info.shape = space.dims.clone();
-    info.max = space.max.clone();
+    info.shape = space.dims.to_vec();
+    info.max = space.max.to_vec();
     // Attributes first: the netCDF pass needs the scale markers even for problem datasets.
     let (alist, attr_problems) = attrs::read_all_checked(ctx, oh)?;
     info.attr_problems = attr_problems;
@@ -206,7 +206,7 @@ fn describe(
     let mut a = ArrayLayout {
         path: info.path.clone(),
         dims: Vec::new(),
-        shape: space.dims.clone(),
+        shape: space.dims.to_vec(),
         dtype,
         fill_value: fill,
         attrs: amap,

@@ -5,12 +5,12 @@
 //! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::ctx::Ctx;
+use crate::ctx::HashSet;
 use crate::error::{Error, Result};
 use crate::fheap::FractalHeap;
 use crate::heap::LocalHeap;
 use crate::messages::{self as m, Link};
 use crate::ohdr::ObjHeader;
-use std::collections::HashSet;
 
 /// Symbol table entries per group node cap and B-tree nodes per group cap (corrupt files).
 const MAX_NODES: usize = 100_000;
@@ -73,7 +73,7 @@ fn dense(ctx: &Ctx, info: &m::LinkInfo) -> Result<Vec<Link>> {
 fn symbol_table(ctx: &Ctx, btree: u64, heap: u64) -> Result<Vec<Link>> {
     let names = LocalHeap::read(ctx, heap)?;
     let mut out = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut stack = vec![btree];
     let so = ctx.so as u64;
     let sl = ctx.sl as u64;

@@ -5,9 +5,9 @@
 //! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::ctx::Ctx;
+use crate::ctx::HashMap;
 use crate::error::{Error, Result};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// The data segment of a local heap.
@@ -84,7 +84,7 @@ impl GlobalHeaps {
         let buf = ctx.read(addr, size)?;
         let mut c = ctx.cur(&buf);
         c.skip(8 + ctx.sl as usize)?;
-        let mut objs = HashMap::new();
+        let mut objs = HashMap::default();
         // Each object: index (2), reference count (2), reserved (4), size (L), data padded to 8.
         while c.remaining() >= 8 + ctx.sl as usize {
             let index = c.u16()?;

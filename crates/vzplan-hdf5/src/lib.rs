@@ -47,10 +47,10 @@ mod unlimited;
 pub mod vlen;
 
 use crate::ctx::Ctx;
+use crate::ctx::{HashMap, HashSet};
 pub use crate::error::Error;
 use crate::error::Result;
 use crate::heap::GlobalHeaps;
-use std::collections::{HashMap, HashSet};
 use vzplan_core::{ArrayProblem, Format, GroupLayout, ProblemKind, SourceLayout};
 use vzplan_io::RangeRead;
 
@@ -127,7 +127,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
     let mut w = Walk {
         ctx: &ctx,
         gh: GlobalHeaps::default(),
-        seen: HashSet::new(),
+        seen: HashSet::default(),
         groups: Vec::new(),
         group_attrs: Vec::new(),
         dsets: Vec::new(),

@@ -27,8 +27,9 @@ const MAX_RANK: usize = 32;
 /// IV.A.2.b Dataspace. `max` is `u64::MAX` for an unlimited axis.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dataspace {
-    pub dims: Vec<u64>,
-    pub max: Vec<u64>,
+    /// Inline up to rank 4: every dataset and attribute has a dataspace (no allocation for it).
+    pub dims: smallvec::SmallVec<[u64; 4]>,
+    pub max: smallvec::SmallVec<[u64; 4]>,
     /// The null dataspace (no elements at all).
     pub null: bool,
 }
@@ -58,7 +59,7 @@ pub fn dataspace(c: &mut Cur) -> Result<Dataspace> {
         }
         v => return Err(Error::malformed(format!("dataspace version {v}"))),
     }
-    let mut dims = Vec::with_capacity(rank);
+    let mut dims = smallvec::SmallVec::with_capacity(rank);
     for _ in 0..rank {
         dims.push(c.length()?);
     }

@@ -9,9 +9,9 @@
 //!   group with the same length and unlimitedness that this dataset does not use yet, else a new
 //!   `phony_dim_N` is made, N counting on from the number of real dimensions in the file.
 
+use crate::ctx::HashMap;
 use crate::dataset::DsInfo;
 use crate::GroupNode;
-use std::collections::HashMap;
 use vzplan_core::Dim;
 
 struct GDim {

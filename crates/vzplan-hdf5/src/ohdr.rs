@@ -7,9 +7,9 @@
 
 use crate::chunks::checksum::verify;
 use crate::ctx::Ctx;
+use crate::ctx::HashSet;
 use crate::error::{Error, Result};
 use bytes::Bytes;
-use std::collections::HashSet;
 
 pub const MSG_CONTINUATION: u16 = 0x0010;
 /// Caps that keep corrupt files from making the reader loop or allocate without bound.
@@ -135,7 +135,7 @@ impl Partial {
         if pending.is_empty() {
             return Ok(out); // most headers: no set of blocks seen to build
         }
-        let mut seen = HashSet::from([addr]);
+        let mut seen = HashSet::from_iter([addr]);
         // The blocks of one header do not overlap, so together they fit in the file.
         let mut read = 0u64;
         while let Some((a, len)) = pending.pop() {

@@ -14,8 +14,8 @@
 //! sets it to `_FillValue`), else nothing known. The array is grown when those bytes are its fill
 //! value; otherwise it is left at its own length with a problem naming the cause.
 
+use crate::ctx::HashMap;
 use crate::dataset::MAX_VALUES;
-use std::collections::HashMap;
 use vzplan_core::{ArrayLayout, ArrayProblem, ProblemKind};
 
 fn parent(path: &str) -> &str {
@@ -58,7 +58,7 @@ pub(crate) fn extend(
     problems: &mut Vec<ArrayProblem>,
 ) -> Vec<ArrayLayout> {
     // (scope, dimension) → length, and each array's keys per axis.
-    let mut len: HashMap<(String, String), u64> = HashMap::new();
+    let mut len: HashMap<(String, String), u64> = HashMap::default();
     let keys: Vec<Vec<Option<(String, String)>>> = arrays
         .iter()
         .map(|a| {

@@ -12,8 +12,8 @@
 use super::{finish, scaled_to_offset, Geometry, RawChunk};
 use crate::btree2;
 use crate::ctx::Ctx;
+use crate::ctx::HashSet;
 use crate::error::{Error, Result};
-use std::collections::HashSet;
 
 /// Levels beyond this are corrupt: with 2K ≥ 2 children per node, 64 levels exceed any file.
 const MAX_LEVEL: u8 = 64;
@@ -147,7 +147,7 @@ pub fn btree1_chunks(ctx: &Ctx, addr: u64, geo: &Geometry) -> Result<Vec<RawChun
         ctx,
         geo,
         key_len: 8 + 8 * (geo.shape.len() as u64 + 1),
-        visited: HashSet::new(),
+        visited: HashSet::default(),
         out: Vec::new(),
     };
     w.level(vec![addr], None)?;
