@@ -155,7 +155,7 @@ impl Partial {
                     "object header continuation cycle at {a:#x}"
                 )));
             }
-            let block = Bytes::from(ctx.read(a, len)?);
+            let block = ctx.read_bytes(a, len)?;
             out.held = out.held.saturating_add(block.len() as u64);
             match v2flags {
                 Some(flags) => {
@@ -181,7 +181,7 @@ fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
     if ctx.is_undef(addr) {
         return Err(Error::malformed("object header at the undefined address"));
     }
-    let head = ctx.read_upto(addr, FIRST_READ)?;
+    let head = ctx.read_upto_bytes(addr, FIRST_READ)?;
     let mut out = ObjHeader::default();
     let mut pending: Vec<(u64, u64)> = Vec::new();
     let v2flags = if head.starts_with(b"OHDR") {
@@ -206,7 +206,7 @@ fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
             .checked_add(size)
             .and_then(|t| t.checked_add(4))
             .ok_or_else(|| Error::malformed("object header size overflows"))?;
-        let whole = Bytes::from(ctx.read(addr, total)?);
+        let whole = ctx.read_bytes(addr, total)?;
         out.held += whole.len() as u64;
         let end = whole.len() - 4;
         verify(&whole, end, "object header")?;
@@ -226,7 +226,7 @@ fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
         c.skip(4)?; // reference count
         let size = c.u32()? as u64;
         // The prefix is 12 bytes, padded to 16 so that messages stay 8-byte aligned.
-        let block = Bytes::from(ctx.read(addr.saturating_add(16), size)?);
+        let block = ctx.read_bytes(addr.saturating_add(16), size)?;
         out.held += block.len() as u64;
         parse_v1(&block, ctx, &mut out, &mut pending)?;
         None

@@ -92,6 +92,11 @@ pub trait RangeRead: Send + Sync {
     }
     /// Reads exactly `len` bytes at `offset`; errors if the range passes the end.
     fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, IoError>;
+    /// [`RangeRead::read_at`] as shared bytes: a cache hands out a slice of the buffer it holds
+    /// instead of a copy.
+    fn read_bytes(&self, offset: u64, len: u64) -> Result<bytes::Bytes, IoError> {
+        self.read_at(offset, len).map(bytes::Bytes::from)
+    }
     /// Reads several ranges; backends may issue them concurrently or coalesced.
     fn read_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
         ranges.iter().map(|&(o, l)| self.read_at(o, l)).collect()
@@ -386,6 +391,9 @@ impl CacheConfig {
     }
 }
 
+/// Buffers up to this size are shared by [`RangeRead::read_bytes`]; larger ones are copied from.
+const SHARE_UP_TO: usize = 1 << 20;
+
 /// A block cache over any [`RangeRead`]: aligned blocks, one speculative first read, and
 /// coalescing of adjacent missing blocks into one request.
 pub struct CachedReader {
@@ -404,7 +412,7 @@ struct Cache {
 
 /// One cached block: a slice of the buffer its (coalesced) read returned, shared rather than copied.
 struct Block {
-    buf: Arc<Vec<u8>>,
+    buf: bytes::Bytes,
     start: usize,
     end: usize,
 }
@@ -461,7 +469,7 @@ impl CachedReader {
             .collect();
         let datas = self.inner.read_many(&ranges)?;
         for ((f, n), data) in runs.into_iter().zip(datas) {
-            let buf = Arc::new(data);
+            let buf = bytes::Bytes::from(data);
             for k in 0..n {
                 let lo = (k * bs) as usize;
                 let hi = (((k + 1) * bs) as usize).min(buf.len());
@@ -542,6 +550,34 @@ impl CachedReader {
         Ok(buf)
     }
 
+    /// The bytes `[o, o + l)` as a slice of the buffer that holds them when one read fetched
+    /// them all (no copy); a copy otherwise, or when that buffer is over [`SHARE_UP_TO`] (a
+    /// small slice must not keep a large buffer alive after the cache lets it go).
+    fn share_out(&self, cache: &Cache, o: u64, l: u64) -> Result<bytes::Bytes, IoError> {
+        let bs = self.cfg.block_size;
+        let blocks = self.blocks_of(o, l);
+        let first = cache.map.get(&blocks.start);
+        let one_buffer = first.is_some_and(|f| {
+            f.buf.len() <= SHARE_UP_TO
+                && blocks.clone().all(|b| {
+                    cache.map.get(&b).is_some_and(|x| {
+                        x.buf.as_ptr() == f.buf.as_ptr() && x.buf.len() == f.buf.len()
+                    })
+                })
+        });
+        match first {
+            Some(f) if one_buffer => {
+                // The buffer starts at file offset `blocks.start * bs - f.start`.
+                let lo = (o - blocks.start * bs) as usize + f.start;
+                match f.buf.get(lo..lo + l as usize) {
+                    Some(_) => Ok(f.buf.slice(lo..lo + l as usize)),
+                    None => self.copy_out(cache, o, l).map(bytes::Bytes::from),
+                }
+            }
+            _ => self.copy_out(cache, o, l).map(bytes::Bytes::from),
+        }
+    }
+
     fn blocks_of(&self, offset: u64, len: u64) -> std::ops::Range<u64> {
         let bs = self.cfg.block_size;
         offset / bs..(offset + len).div_ceil(bs)
@@ -559,6 +595,11 @@ impl RangeRead for CachedReader {
         let mut cache = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
         self.ensure(&mut cache, &[(offset, len)])?;
         self.copy_out(&cache, offset, len)
+    }
+    fn read_bytes(&self, offset: u64, len: u64) -> Result<bytes::Bytes, IoError> {
+        let mut cache = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        self.ensure(&mut cache, &[(offset, len)])?;
+        self.share_out(&cache, offset, len)
     }
     fn read_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
         let mut cache = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
@@ -698,6 +739,43 @@ mod tests {
         std::fs::write(&file, b"abc").unwrap();
         let f = LocalFile::open(&file).unwrap();
         assert_eq!(f.read_at(1, 2).unwrap(), b"bc");
+    }
+
+    /// `read_bytes` returns what `read_at` does wherever the range lies: inside one read's buffer
+    /// (shared), across two reads' buffers, in a buffer over the sharing limit (copied).
+    #[test]
+    fn shared_reads_equal_copied_reads() {
+        let raw = mem(3 << 20);
+        let c = CachedReader::new(raw.clone(), cfg(1000, 4000, 1 << 30));
+        c.prefetch(&[(10_000, 5000), (15_000, 3000)]);
+        c.prefetch(&[(100_000, 1_500_000)]);
+        for (o, l) in [
+            (0, 10),
+            (10, 3990),
+            (999, 2),
+            (10_500, 6000),
+            (3_990, 20),
+            (17_999, 1),
+            (100_000, 10),
+            (1_000_000, 3000),
+            (2_000_000, 0),
+        ] {
+            let want = raw.read_at(o, l).unwrap();
+            assert_eq!(c.read_bytes(o, l).unwrap(), want, "{o} {l}");
+        }
+        assert!(c.read_bytes(3 << 20, 1).is_err());
+        // Shared: two reads inside one buffer are views of the same memory.
+        let (a, b) = (c.read_bytes(0, 10).unwrap(), c.read_bytes(5, 5).unwrap());
+        assert_eq!(a.as_ptr().wrapping_add(5), b.as_ptr());
+        let (a, b) = (
+            c.read_bytes(100_000, 10).unwrap(),
+            c.read_bytes(100_005, 5).unwrap(),
+        );
+        assert_ne!(
+            a.as_ptr().wrapping_add(5),
+            b.as_ptr(),
+            "over the limit: copies"
+        );
     }
 
     /// A local file of up to 64 KiB costs one read whatever the parser asks for; a larger one its
