@@ -22,7 +22,7 @@ pub fn read_all(ctx: &Ctx, oh: &ObjHeader) -> Result<Vec<Attribute>> {
 /// [`read_all`], plus why each dense attribute that could not be read was left out (one
 /// unreadable attribute must not cost the object its other attributes, or a file its variables).
 pub fn read_all_checked(ctx: &Ctx, oh: &ObjHeader) -> Result<(Vec<Attribute>, Vec<String>)> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(oh.all(m::ATTRIBUTE).count());
     let mut failed = Vec::new();
     for msg in oh.all(m::ATTRIBUTE) {
         let body = match ohdr::resolved(ctx, msg) {
@@ -71,7 +71,7 @@ fn dense(ctx: &Ctx, info: &m::AttrInfo, failed: &mut Vec<String>) -> Result<Vec<
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .unwrap_or(0);
         let body = match heap.get(ctx, id) {
-            Ok(b) => b,
+            Ok(b) => bytes::Bytes::from(b),
             Err(e) => {
                 let which = if by_order.is_some() {
                     format!("attribute number {corder} (creation order)")
@@ -198,7 +198,7 @@ fn text(b: &[u8], pad: u8) -> String {
     let s = match pad {
         // Null-terminated / null-padded: text ends at the first NUL.
         0 | 1 => crate::messages::cstr(b),
-        _ => String::from_utf8_lossy(b).into_owned(),
+        _ => m::lossy(b),
     };
     s
 }

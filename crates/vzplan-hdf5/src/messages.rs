@@ -399,12 +399,23 @@ pub fn filters(c: &mut Cur) -> Result<Vec<Filter>> {
 /// A null-terminated (or unterminated) byte string as UTF-8, lossily.
 pub fn cstr(b: &[u8]) -> String {
     let end = b.iter().position(|&x| x == 0).unwrap_or(b.len());
-    String::from_utf8_lossy(&b[..end]).into_owned()
+    lossy(&b[..end])
+}
+
+/// `String::from_utf8_lossy`, with `str::from_utf8`'s faster check first (names are UTF-8).
+pub fn lossy(b: &[u8]) -> String {
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    }
 }
 
 /// An object name as UTF-8, each invalid byte written `\xNN`: two names that differ only in
 /// invalid bytes stay distinct (lossy decoding made both `\u{FFFD}` and one dataset vanished).
 pub fn name_str(b: &[u8]) -> String {
+    if let Ok(s) = std::str::from_utf8(b) {
+        return s.to_owned();
+    }
     let mut out = String::with_capacity(b.len());
     for chunk in b.utf8_chunks() {
         out.push_str(chunk.valid());
@@ -688,10 +699,11 @@ pub struct Attribute {
     /// The datatype's stored element size (for vlen types the size of the in-object element).
     pub elem_size: u32,
     pub space: Dataspace,
-    pub data: Vec<u8>,
+    /// A view of the message body (no copy).
+    pub data: bytes::Bytes,
 }
 
-pub fn attribute(ctx: &Ctx, body: &[u8]) -> Result<Attribute> {
+pub fn attribute(ctx: &Ctx, body: &bytes::Bytes) -> Result<Attribute> {
     let mut c = ctx.cur(body);
     let version = c.u8()?;
     let flags = if version == 1 {
@@ -751,7 +763,9 @@ pub fn attribute(ctx: &Ctx, body: &[u8]) -> Result<Attribute> {
         .ok_or_else(|| {
             Error::malformed(format!("attribute {name:?}: data larger than the message"))
         })?;
-    let data = c.bytes(len as usize)?.to_vec();
+    let at = c.pos();
+    c.skip(len as usize)?;
+    let data = body.slice(at..at + len as usize);
     Ok(Attribute {
         name,
         dtype,

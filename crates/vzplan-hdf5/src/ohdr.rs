@@ -294,8 +294,20 @@ fn parse_v2(
     out: &mut ObjHeader,
     pending: &mut Vec<(u64, u64)>,
 ) -> Result<()> {
-    let mut c = ctx.cur(block);
     let hdr = if hflags & 0x04 != 0 { 6 } else { 4 };
+    // Counted first, so that the list grows once per block rather than by doubling.
+    let mut c = ctx.cur(block);
+    let mut count = 0usize;
+    while c.remaining() >= hdr {
+        let mtype = c.u8()?;
+        let size = c.u16()? as usize;
+        if c.skip(hdr - 3).and_then(|_| c.skip(size)).is_err() {
+            break;
+        }
+        count += usize::from(mtype != 0);
+    }
+    out.msgs.reserve(count.min(MAX_MESSAGES));
+    let mut c = ctx.cur(block);
     while c.remaining() >= hdr {
         let mtype = c.u8()? as u16;
         let size = c.u16()? as usize;

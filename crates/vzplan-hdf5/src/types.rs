@@ -41,7 +41,7 @@ fn name(c: &mut Cur, padded: bool) -> Result<String> {
         .iter()
         .position(|&b| b == 0)
         .ok_or_else(|| Error::malformed("datatype member name without a terminator"))?;
-    let s = String::from_utf8_lossy(&rest[..end]).into_owned();
+    let s = crate::messages::lossy(&rest[..end]);
     let n = if padded {
         (end + 1).div_ceil(8) * 8
     } else {
