@@ -195,12 +195,11 @@ fn f16_to_f64(h: u16) -> f64 {
 }
 
 fn text(b: &[u8], pad: u8) -> String {
-    let s = match pad {
+    match pad {
         // Null-terminated / null-padded: text ends at the first NUL.
         0 | 1 => crate::messages::cstr(b),
         _ => m::lossy(b),
-    };
-    s
+    }
 }
 
 /// The element bytes of a vlen element (length + global heap ID) from the global heap.
