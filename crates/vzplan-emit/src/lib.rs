@@ -90,6 +90,11 @@ pub fn write_refs_with(plan: &Plan, opts: RefsOptions, w: &mut dyn Write) -> io:
     } else {
         plan.sources.iter().map(|s| json_str(&s.url)).collect()
     };
+    // What follows a reference's key up to its offset, per source: `":[URL,`.
+    let mids: Vec<Vec<u8>> = urls
+        .iter()
+        .map(|u| [b"\":[", u.as_bytes(), b","].concat())
+        .collect();
     write!(w, "\n\"refs\":{{\n")?;
     let root = zarr::group_json(&zarr::root_attrs(plan));
     write!(w, "\"zarr.json\":{}", json_str(&root.to_string()))?;
@@ -103,7 +108,7 @@ pub fn write_refs_with(plan: &Plan, opts: RefsOptions, w: &mut dyn Write) -> io:
         )?;
     }
     for a in &plan.arrays {
-        write_array(plan, a, &urls, w, b64)?;
+        write_array(plan, a, &mids, w, b64)?;
     }
     writeln!(w, "\n}}}}")?;
     Ok(())
@@ -112,7 +117,7 @@ pub fn write_refs_with(plan: &Plan, opts: RefsOptions, w: &mut dyn Write) -> io:
 fn write_array(
     plan: &Plan,
     a: &ArrayPlan,
-    urls: &[String],
+    mids: &[Vec<u8>],
     w: &mut dyn Write,
     b64: &base64::engine::GeneralPurpose,
 ) -> io::Result<()> {
@@ -126,38 +131,40 @@ fn write_array(
     // References go into one buffer, written out every 64 KiB: no allocation and no call
     // through `w` per reference (issue 13). JSON escapes character by character, so the quoted
     // key is the quoted `{path}/c` prefix plus the (digit-only) index.
+    // The constant pieces joined ahead (`,\n"path/c` here, `":[URL,` per source): fewer copies
+    // per reference.
     let prefix = json_str(&chunk_key(&a.path, &[]));
-    let prefix = prefix.strip_suffix('"').unwrap_or(&prefix).as_bytes();
+    let head = [
+        b",\n",
+        prefix.strip_suffix('"').unwrap_or(&prefix).as_bytes(),
+    ]
+    .concat();
     let mut buf: Vec<u8> = Vec::with_capacity(FLUSH_AT + 4096);
     let mut num = itoa::Buffer::new();
     for c in &a.chunks {
-        buf.extend_from_slice(b",\n");
-        buf.extend_from_slice(prefix);
+        buf.extend_from_slice(&head);
         for k in c.index {
             buf.push(b'/');
             buf.extend_from_slice(num.format(k).as_bytes());
         }
-        buf.extend_from_slice(b"\":");
         match c.data {
             DataRef::Ref { offset, length } => {
-                let url = urls.get(c.source).ok_or_else(|| {
+                let mid = mids.get(c.source).ok_or_else(|| {
                     io::Error::other(format!(
                         "{}: chunk names source {} of {}",
                         a.path,
                         c.source,
-                        urls.len()
+                        mids.len()
                     ))
                 })?;
-                buf.push(b'[');
-                buf.extend_from_slice(url.as_bytes());
-                buf.push(b',');
+                buf.extend_from_slice(mid);
                 buf.extend_from_slice(num.format(offset).as_bytes());
                 buf.push(b',');
                 buf.extend_from_slice(num.format(length).as_bytes());
                 buf.push(b']');
             }
             DataRef::Inline(bytes) => {
-                buf.extend_from_slice(b"\"base64:");
+                buf.extend_from_slice(b"\":\"base64:");
                 let at = buf.len();
                 buf.resize(at + bytes.len().div_ceil(3) * 4, 0);
                 let n = b64
