@@ -187,7 +187,11 @@ fn describe(
     };
     let lay = m::layout(&mut ctx.cur(&msg_body(ctx, oh, m::LAYOUT, "data layout")?))?;
     let chunk_elems = match &lay {
-        Layout::Chunked { chunk, .. } => chunk.iter().product(),
+        // Chunk dims are the file's word: a product past u64 is a malformed layout, not a panic.
+        Layout::Chunked { chunk, .. } => chunk
+            .iter()
+            .try_fold(1u64, |a, &c| a.checked_mul(c))
+            .ok_or_else(|| Fail::Err(Error::malformed("chunk element count overflows")))?,
         _ => space.nelems().unwrap_or(0),
     };
     let mut codecs =
