@@ -42,17 +42,9 @@ impl<'a> Ctx<'a> {
         Ok(self.r.read_bytes(abs, len)?)
     }
     /// Reads up to `len` bytes at `addr`, fewer if the file ends first (for speculative reads of
-    /// structures whose size is only known after parsing their start).
-    pub fn read_upto(&self, addr: u64, len: u64) -> Result<Vec<u8>> {
-        let (abs, len) = self.upto(addr, len)?;
-        Ok(self.r.read_at(abs, len)?)
-    }
-    /// [`Ctx::read_upto`] as shared bytes ([`Ctx::read_bytes`]).
-    pub fn read_upto_bytes(&self, addr: u64, len: u64) -> Result<bytes::Bytes> {
-        let (abs, len) = self.upto(addr, len)?;
-        Ok(self.r.read_bytes(abs, len)?)
-    }
-    fn upto(&self, addr: u64, len: u64) -> Result<(u64, u64)> {
+    /// structures whose size is only known after parsing their start), as shared bytes
+    /// ([`Ctx::read_bytes`]).
+    pub fn read_upto(&self, addr: u64, len: u64) -> Result<bytes::Bytes> {
         let abs = self.base.saturating_add(addr);
         let size = self.r.size();
         if abs >= size {
@@ -60,7 +52,7 @@ impl<'a> Ctx<'a> {
                 "address {addr:#x} is past the end of the file ({size} bytes)"
             )));
         }
-        Ok((abs, len.min(size - abs)))
+        Ok(self.r.read_bytes(abs, len.min(size - abs))?)
     }
     /// [`Ctx::read_upto`] for several structures at once, in one batch: on object storage the
     /// reads go out concurrently (and coalesced), so a whole B-tree level costs one round trip.

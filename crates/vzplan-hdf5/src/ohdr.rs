@@ -36,7 +36,8 @@ impl Msg {
 pub struct ObjHeader {
     pub version: u8,
     pub msgs: Vec<Msg>,
-    /// Bytes of the blocks read: the messages are slices of them, which keep them alive.
+    /// Bytes of the blocks read: the messages are slices of them, which keep them alive (and,
+    /// where a block is a view of the reader's cache, the buffer of at most 1 MiB it lies in).
     held: u64,
 }
 
@@ -181,7 +182,7 @@ fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
     if ctx.is_undef(addr) {
         return Err(Error::malformed("object header at the undefined address"));
     }
-    let head = ctx.read_upto_bytes(addr, FIRST_READ)?;
+    let head = ctx.read_upto(addr, FIRST_READ)?;
     let mut out = ObjHeader::default();
     let mut pending: Vec<(u64, u64)> = Vec::new();
     let v2flags = if head.starts_with(b"OHDR") {
