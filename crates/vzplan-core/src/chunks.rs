@@ -167,6 +167,37 @@ impl ChunkList {
         Ok(())
     }
 
+    /// A list of byte ranges in source 0 from whole columns: `index` holds `rank` numbers per
+    /// entry, `ranges` an (offset, length) each. A reader's table in one step, without a push
+    /// per entry; `None` when the lengths disagree.
+    pub fn from_ranges(rank: usize, index: Vec<u64>, ranges: &[(u64, u64)]) -> Option<Self> {
+        if index.len() != ranges.len().checked_mul(rank)? {
+            return None;
+        }
+        let index = match index.iter().all(|&x| u32::try_from(x).is_ok()) {
+            true => Keys::Narrow(index.iter().map(|&x| x as u32).collect()),
+            false => Keys::Wide(index),
+        };
+        Some(ChunkList {
+            rank: Some(rank),
+            index,
+            offset: ranges.iter().map(|r| r.0).collect(),
+            length: ranges.iter().map(|r| r.1).collect(),
+            ..Self::default()
+        })
+    }
+
+    /// Sets the filter mask of entry `i` (0 clears it).
+    pub fn set_filter_mask(&mut self, i: usize, mask: u32) {
+        if i >= self.len() {
+            return;
+        }
+        match mask {
+            0 => self.mask.remove(&i),
+            m => self.mask.insert(i, m),
+        };
+    }
+
     /// Appends an entry whose rank the caller has made the list's (the planner's keys, a reader's
     /// own indexes). One of another rank is not stored but counted in [`ChunkList::refused`]: a
     /// bug of the caller, which the planner's last check reports (never a panic).
@@ -190,6 +221,23 @@ impl ChunkList {
             Keys::Wide(v) => v
                 .chunks_exact(r)
                 .all(|k| k.iter().zip(limits).all(|(&x, &l)| x < l)),
+        }
+    }
+
+    /// Whether the indexes strictly increase, entry to entry (sorted, none repeated): one pass
+    /// over the index column, for the checks that would otherwise sort.
+    pub fn keys_increasing(&self) -> bool {
+        fn strictly<T: Ord>(v: &[T], r: usize) -> bool {
+            let mut keys = v.chunks_exact(r);
+            let Some(mut prev) = keys.next() else {
+                return true;
+            };
+            keys.all(|k| std::mem::replace(&mut prev, k) < k)
+        }
+        match (self.rank, &self.index) {
+            (Some(r @ 1..), Keys::Narrow(v)) => strictly(v, r),
+            (Some(r @ 1..), Keys::Wide(v)) => strictly(v, r),
+            _ => self.len() < 2,
         }
     }
 
@@ -660,5 +708,61 @@ mod tests {
         assert_eq!(l.get(1).unwrap().filter_mask, 0);
         l.set_inline(1, vec![7]);
         assert_eq!(l.get(1).unwrap().data, DataRef::Inline(&[7]));
+    }
+
+    #[test]
+    fn ranges_from_columns_equal_pushing_each_and_order_is_checked_in_place() {
+        let wide = u64::from(u32::MAX) + 1;
+        for index in [vec![0, 1, 0, 2, 1, 0], vec![0, 1, 0, wide, 1, 0]] {
+            let ranges = [(10, 5), (20, 6), (30, 7)];
+            let mut l = ChunkList::from_ranges(2, index.clone(), &ranges).unwrap();
+            let mut want = ChunkList::new();
+            for (k, &(offset, length)) in index.chunks(2).zip(&ranges) {
+                want.push(k, 0, ChunkData::Ref { offset, length }, 0);
+            }
+            assert_eq!(l, want);
+            assert!(l.keys_increasing());
+            l.set_filter_mask(1, 4);
+            assert_eq!(l.get(1).unwrap().filter_mask, 4);
+            l.set_filter_mask(1, 0);
+            l.set_filter_mask(9, 4);
+            assert!(l.is_plain());
+        }
+        assert!(ChunkList::from_ranges(2, vec![0, 1, 2], &[(0, 1), (1, 1)]).is_none());
+        let not = |keys: &[[u64; 2]]| {
+            let flat: Vec<u64> = keys.iter().flatten().copied().collect();
+            let ranges = vec![(0, 1); keys.len()];
+            !ChunkList::from_ranges(2, flat, &ranges)
+                .unwrap()
+                .keys_increasing()
+        };
+        assert!(not(&[[0, 1], [0, 1]]), "a repeated key");
+        assert!(not(&[[0, 2], [0, 1]]), "out of order");
+        assert!(not(&[[1, 0], [0, wide]]), "out of order, wide");
+        assert!(!not(&[[0, 0]]) && !not(&[]));
+        let mut flat = ChunkList::new();
+        flat.push(
+            &[],
+            0,
+            ChunkData::Ref {
+                offset: 0,
+                length: 1,
+            },
+            0,
+        );
+        assert!(flat.keys_increasing());
+        flat.push(
+            &[],
+            0,
+            ChunkData::Ref {
+                offset: 1,
+                length: 1,
+            },
+            0,
+        );
+        assert!(
+            !flat.keys_increasing(),
+            "rank 0: two entries share the empty key"
+        );
     }
 }

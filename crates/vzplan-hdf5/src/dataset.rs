@@ -423,6 +423,7 @@ fn chunk_entries(
         (1u32 << filters.len()) - 1
     };
     let rank = chunk.len();
+    let file = ctx.r.size();
     let mut index: Vec<u64> = Vec::with_capacity(raw.len().saturating_mul(rank));
     for rc in &raw {
         if rc.offset.len() != rank {
@@ -430,11 +431,7 @@ fn chunk_entries(
                 "chunk offset of the wrong rank",
             )));
         }
-        if rc
-            .addr
-            .checked_add(rc.size)
-            .is_none_or(|e| e > ctx.r.size())
-        {
+        if rc.addr.checked_add(rc.size).is_none_or(|e| e > file) {
             return Err(Fail::Problem(ProblemKind::Unreadable, format!(
                 "chunk at element offset {:?} (file offset {}, {} bytes) runs past the end of the file",
                 rc.offset, rc.addr, rc.size
@@ -443,29 +440,40 @@ fn chunk_entries(
         index.extend(rc.offset.iter().zip(chunk).map(|(o, c)| o / c));
     }
     let key = |i: usize| &index[i * rank..(i + 1) * rank];
-    // Stable: of two records with one index, the first in the index wins (as before).
+    // Records nearly always come in index order with no index twice (checked in one pass);
+    // otherwise sorted, stable: of two records with one index, the first in the index wins.
+    let in_order = (1..raw.len()).all(|i| key(i - 1) < key(i));
     let mut order: Vec<usize> = (0..raw.len()).collect();
-    order.sort_by(|&a, &b| key(a).cmp(key(b)));
-    order.dedup_by(|a, b| key(*a) == key(*b));
-    let mut entries = ChunkList::with_capacity(rank, order.len());
-    for i in order {
-        let rc = &raw[i];
-        let partial = rc
-            .offset
+    let mut sorted = None;
+    if !in_order {
+        order.sort_by(|&a, &b| key(a).cmp(key(b)));
+        order.dedup_by(|a, b| key(*a) == key(*b));
+        sorted = Some(order.iter().flat_map(|&i| key(i)).copied().collect());
+    }
+    let partial = |rc: &crate::chunks::RawChunk| {
+        rc.offset
             .iter()
             .zip(chunk)
             .zip(shape)
-            .any(|((&o, &c), &s)| o.saturating_add(c) > s);
-        let filter_mask = if unfiltered_edges && partial {
-            all_skipped
-        } else {
-            rc.filter_mask
+            .any(|((&o, &c), &s)| o.saturating_add(c) > s)
+    };
+    let mut ranges = Vec::with_capacity(order.len());
+    let mut masks = Vec::new();
+    for (at, &i) in order.iter().enumerate() {
+        let rc = &raw[i];
+        ranges.push((rc.addr, rc.size));
+        let mask = match unfiltered_edges && partial(rc) {
+            true => all_skipped,
+            false => rc.filter_mask,
         };
-        let data = ChunkData::Ref {
-            offset: rc.addr,
-            length: rc.size,
-        };
-        entries.push(key(i), 0, data, filter_mask);
+        if mask != 0 {
+            masks.push((at, mask));
+        }
+    }
+    let mut entries = ChunkList::from_ranges(rank, sorted.unwrap_or(index), &ranges)
+        .ok_or_else(|| Fail::Err(Error::malformed("chunk table columns disagree")))?;
+    for (at, mask) in masks {
+        entries.set_filter_mask(at, mask);
     }
     Ok(entries)
 }

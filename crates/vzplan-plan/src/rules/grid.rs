@@ -66,7 +66,7 @@ pub(crate) fn validate(p: &ArrayPlan, findings: &mut Vec<Finding>) -> bool {
 /// their positions are sorted by key (8 bytes a chunk, where a map of keys took ~40).
 fn repeated(p: &ArrayPlan) -> Option<Vec<u64>> {
     let c = &p.chunks;
-    if (1..c.len()).all(|i| c.cmp_keys(i - 1, i).is_lt()) {
+    if c.keys_increasing() {
         return None;
     }
     let mut order: Vec<usize> = (0..c.len()).collect();
