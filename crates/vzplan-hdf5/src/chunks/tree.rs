@@ -101,21 +101,23 @@ impl V1<'_, '_> {
         c.seek(head as usize)?;
         let rank = self.geo.shape.len();
         let mut children = Vec::with_capacity(used as usize);
-        for _ in 0..used {
-            let size = u64::from(c.u32()?);
-            let mask = c.u32()?;
-            let mut offset = super::Offset::with_capacity(rank);
-            for _ in 0..rank {
-                offset.push(c.u64()?);
-            }
-            let elem = c.u64()?;
-            let child = c.offset()?;
+        // All entries in one bounds check, then fixed fields of each: a key is size (4), filter
+        // mask (4), rank + 1 element offsets (8 each); then the child's address.
+        let key_len = self.key_len as usize;
+        let entries = c.bytes((used * entry) as usize)?;
+        for e in entries.chunks_exact(entry as usize) {
+            let word = |i: usize| u64::from_le_bytes(e[i..i + 8].try_into().unwrap_or_default());
+            let size = u64::from(u32::from_le_bytes(e[..4].try_into().unwrap_or_default()));
+            let mask = u32::from_le_bytes(e[4..8].try_into().unwrap_or_default());
+            let child = self.ctx.cur(&e[key_len..]).offset()?;
             if level == 0 {
-                if elem != 0 {
+                if word(8 + 8 * rank) != 0 {
                     return Err(Error::malformed(format!(
-                        "v1 B-tree key at {addr:#x}: datatype offset {elem}, expected 0"
+                        "v1 B-tree key at {addr:#x}: datatype offset {}, expected 0",
+                        word(8 + 8 * rank)
                     )));
                 }
+                let offset = super::offset_from(rank, |d| word(8 + 8 * d));
                 if offset.iter().zip(&self.geo.chunk).any(|(o, c)| o % c != 0) {
                     return Err(Error::malformed(format!(
                         "v1 B-tree key {offset:?} is not on a chunk boundary"
