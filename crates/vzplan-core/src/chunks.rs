@@ -15,11 +15,10 @@
 //!  {"index": [1, 0], "data": {"inline": "AAAAAA=="}, "filter_mask": 1}]
 //! ```
 
+mod serde_form;
+
 use crate::keys::{KeyRef, Keys};
 use crate::{ChunkData, ChunkEntry};
-use serde::de::{Error as _, SeqAccess, Visitor};
-use serde::ser::SerializeSeq;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
 /// One entry of a [`ChunkList`], borrowed.
@@ -69,6 +68,19 @@ pub struct Move<'a> {
     pub axis: usize,
     pub shift: u64,
     pub limits: &'a [u64],
+}
+
+/// The columns of a plain [`ChunkList`] with `u32` indexes ([`ChunkList::plain_columns`]).
+#[derive(Clone, Copy, Debug)]
+pub struct PlainColumns<'a> {
+    /// Numbers per index.
+    pub rank: usize,
+    /// `rank` numbers per entry.
+    pub index: &'a [u32],
+    /// One per entry, or empty when every entry is from source 0.
+    pub source: &'a [u32],
+    pub offset: &'a [u64],
+    pub length: &'a [u64],
 }
 
 /// Chunk entries as columns; see the module docs.
@@ -239,6 +251,22 @@ impl ChunkList {
             (Some(r @ 1..), Keys::Wide(v)) => strictly(v, r),
             _ => self.len() < 2,
         }
+    }
+
+    /// The columns themselves, for a plain list ([`ChunkList::is_plain`]) of `u32` indexes of
+    /// rank 1 or more; `None` otherwise. Loops over millions of entries (writing refs.json) read them without
+    /// a view per entry.
+    pub fn plain_columns(&self) -> Option<PlainColumns<'_>> {
+        let (Keys::Narrow(index), Some(rank @ 1..)) = (&self.index, self.rank) else {
+            return None;
+        };
+        self.is_plain().then_some(PlainColumns {
+            rank,
+            index,
+            source: &self.source,
+            offset: &self.offset,
+            length: &self.length,
+        })
     }
 
     /// Whether every entry is a plain range: no inline bytes, no filter mask.
@@ -472,76 +500,6 @@ impl From<Vec<ChunkEntry>> for ChunkList {
             l.push(&e.index, 0, e.data, e.filter_mask);
         }
         l
-    }
-}
-
-/// The serialized form of one entry, borrowed (the same JSON as [`ChunkEntry`]).
-#[derive(Serialize)]
-struct EntryOut<'a> {
-    #[serde(serialize_with = "key_list")]
-    index: KeyRef<'a>,
-    data: DataOut<'a>,
-    #[serde(skip_serializing_if = "is_zero")]
-    filter_mask: u32,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "lowercase")]
-enum DataOut<'a> {
-    Ref { offset: u64, length: u64 },
-    Inline(#[serde(serialize_with = "b64_slice")] &'a [u8]),
-}
-
-fn is_zero(v: &u32) -> bool {
-    *v == 0
-}
-
-fn key_list<S: Serializer>(k: &KeyRef<'_>, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(k.iter())
-}
-
-fn b64_slice<S: Serializer>(v: &&[u8], s: S) -> Result<S::Ok, S::Error> {
-    use base64::Engine;
-    s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(v))
-}
-
-impl Serialize for ChunkList {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.len()))?;
-        for c in self.iter() {
-            let data = match c.data {
-                DataRef::Ref { offset, length } => DataOut::Ref { offset, length },
-                DataRef::Inline(b) => DataOut::Inline(b),
-            };
-            seq.serialize_element(&EntryOut {
-                index: c.index,
-                data,
-                filter_mask: c.filter_mask,
-            })?;
-        }
-        seq.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for ChunkList {
-    /// Entry by entry into the columns (no list of structs in between); mixed ranks are an error.
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ChunkList;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of chunk entries")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ChunkList, A::Error> {
-                let mut l = ChunkList::new();
-                while let Some(e) = seq.next_element::<ChunkEntry>()? {
-                    l.try_push(&e.index, 0, e.data, e.filter_mask)
-                        .map_err(A::Error::custom)?;
-                }
-                Ok(l)
-            }
-        }
-        d.deserialize_seq(V)
     }
 }
 

@@ -26,7 +26,7 @@ use base64::Engine;
 use refbuf::{RefBuf, MAX_DIGITS};
 use std::io::{self, Write};
 use std::path::Path;
-use vzplan_core::DataRef;
+use vzplan_core::{ChunkList, DataRef, PlainColumns};
 use vzplan_plan::{ArrayPlan, Plan};
 
 #[derive(Debug, thiserror::Error)]
@@ -143,48 +143,118 @@ fn write_array(
         prefix.strip_suffix('"').unwrap_or(&prefix).as_bytes(),
     ]
     .concat();
-    // The longest reference to a range: its key, URL and two numbers.
-    let key_room = head.len() + a.chunks.rank().unwrap_or(0) * (1 + MAX_DIGITS);
-    let ref_room = key_room + mids.iter().map(Vec::len).max().unwrap_or(0) + 2 * MAX_DIGITS + 2;
-    for c in &a.chunks {
-        match c.data {
-            DataRef::Ref { .. } => buf.room(ref_room),
-            DataRef::Inline(b) => buf.room(key_room + 12 + b.len().div_ceil(3) * 4),
-        }
-        buf.bytes(&head);
-        for k in c.index {
-            buf.byte(b'/');
-            buf.num(k);
-        }
-        match c.data {
-            DataRef::Ref { offset, length } => {
-                let mid = mids.get(c.source).ok_or_else(|| {
-                    io::Error::other(format!(
-                        "{}: chunk names source {} of {}",
-                        a.path,
-                        c.source,
-                        mids.len()
-                    ))
-                })?;
-                buf.bytes(mid);
-                buf.num(offset);
-                buf.byte(b',');
-                buf.num(length);
-                buf.byte(b']');
-            }
-            DataRef::Inline(bytes) => {
-                buf.bytes(b"\":\"base64:");
-                let room = bytes.len().div_ceil(3) * 4;
-                let n = b64
-                    .encode_slice(bytes, buf.take(room))
-                    .map_err(io::Error::other)?;
-                buf.give_back(room - n);
-                buf.byte(b'"');
-            }
-        }
-        buf.flush_full(w)?;
+    let pieces = Pieces {
+        path: &a.path,
+        head: &head,
+        mids,
+        // The longest reference to a range: its key, URL and two numbers.
+        ref_room: head.len()
+            + a.chunks.rank().unwrap_or(0) * (1 + MAX_DIGITS)
+            + mids.iter().map(Vec::len).max().unwrap_or(0)
+            + 2 * MAX_DIGITS
+            + 2,
+    };
+    match a.chunks.plain_columns() {
+        Some(cols) => pieces.write_plain(cols, buf, w)?,
+        None => pieces.write_entries(&a.chunks, buf, w, b64)?,
     }
     buf.flush(w)
+}
+
+/// The constant pieces of an array's references.
+struct Pieces<'a> {
+    path: &'a str,
+    /// `,\n"path/c`.
+    head: &'a [u8],
+    /// `":[URL,` per source.
+    mids: &'a [Vec<u8>],
+    ref_room: usize,
+}
+
+impl Pieces<'_> {
+    fn mid(&self, source: usize) -> io::Result<&[u8]> {
+        match self.mids.get(source) {
+            Some(m) => Ok(m),
+            None => Err(io::Error::other(format!(
+                "{}: chunk names source {source} of {}",
+                self.path,
+                self.mids.len()
+            ))),
+        }
+    }
+
+    /// Plain ranges with `u32` indexes (nearly every array): straight from the columns.
+    fn write_plain(
+        &self,
+        c: PlainColumns<'_>,
+        buf: &mut RefBuf,
+        w: &mut dyn Write,
+    ) -> io::Result<()> {
+        let entries = c
+            .index
+            .chunks_exact(c.rank)
+            .zip(c.offset.iter().zip(c.length));
+        for (i, (key, (&offset, &length))) in entries.enumerate() {
+            let mid = self.mid(c.source.get(i).map_or(0, |&s| s as usize))?;
+            buf.room(self.ref_room);
+            buf.bytes(self.head);
+            for &k in key {
+                buf.byte(b'/');
+                buf.num(u64::from(k));
+            }
+            buf.bytes(mid);
+            buf.num(offset);
+            buf.byte(b',');
+            buf.num(length);
+            buf.byte(b']');
+            buf.flush_full(w)?;
+        }
+        Ok(())
+    }
+
+    /// Any list, entry by entry (the same bytes as [`Pieces::write_plain`] for a plain one).
+    fn write_entries(
+        &self,
+        chunks: &ChunkList,
+        buf: &mut RefBuf,
+        w: &mut dyn Write,
+        b64: &base64::engine::GeneralPurpose,
+    ) -> io::Result<()> {
+        for c in chunks {
+            match c.data {
+                DataRef::Ref { .. } => buf.room(self.ref_room),
+                DataRef::Inline(b) => {
+                    let key = self.head.len() + c.index.len() * (1 + MAX_DIGITS);
+                    buf.room(key + 12 + b.len().div_ceil(3) * 4)
+                }
+            }
+            buf.bytes(self.head);
+            for k in c.index {
+                buf.byte(b'/');
+                buf.num(k);
+            }
+            match c.data {
+                DataRef::Ref { offset, length } => {
+                    buf.bytes(self.mid(c.source)?);
+                    buf.num(offset);
+                    buf.byte(b',');
+                    buf.num(length);
+                    buf.byte(b']');
+                }
+                DataRef::Inline(bytes) => {
+                    buf.bytes(b"\":\"base64:");
+                    let room = bytes.len().div_ceil(3) * 4;
+                    let n = b64
+                        .encode_slice(bytes, buf.take(room))
+                        .map_err(io::Error::other)?;
+                    buf.give_back(room - n);
+                    buf.byte(b'"');
+                }
+            }
+            buf.flush_full(w)?;
+        }
+        Ok(())
+    }
 }
 
 /// Writes a file atomically: a temporary sibling, flushed and synced, then renamed over `path`.

@@ -87,7 +87,43 @@ impl RefBuf {
 
     /// `n` in decimal (at most [`MAX_DIGITS`] bytes of room).
     #[inline]
-    pub(crate) fn num(&mut self, mut n: u64) {
+    pub(crate) fn num(&mut self, n: u64) {
+        match u32::try_from(n) {
+            Ok(n) => self.num32(n),
+            Err(_) => self.num64(n),
+        }
+    }
+
+    /// The same in 32-bit arithmetic (offsets below 4 GiB, grid indexes): digit pairs written
+    /// backwards into a small array, then one fixed-size copy of its last 10 bytes' window
+    /// (room is made for 20 bytes; what lies past the digits is overwritten or never flushed).
+    #[inline(always)]
+    fn num32(&mut self, mut n: u32) {
+        if n < 10 {
+            return self.byte(b'0' + n as u8);
+        }
+        let mut tmp = [0u8; 20];
+        let mut i = 10;
+        while n >= 100 {
+            let p = (n % 100) as usize * 2;
+            n /= 100;
+            i -= 2;
+            tmp[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+        }
+        if n >= 10 {
+            i -= 2;
+            let p = n as usize * 2;
+            tmp[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+        } else {
+            i -= 1;
+            tmp[i] = b'0' + n as u8;
+        }
+        let at = self.at;
+        self.buf[at..at + 10].copy_from_slice(&tmp[i..i + 10]);
+        self.at += 10 - i;
+    }
+
+    fn num64(&mut self, mut n: u64) {
         let digits = n.checked_ilog10().map_or(1, |l| l as usize + 1);
         let out = self.take(digits);
         let mut i = digits;
@@ -97,12 +133,17 @@ impl RefBuf {
             i -= 2;
             out[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
         }
-        if n >= 10 {
-            let p = n as usize * 2;
-            out[..2].copy_from_slice(&PAIRS[p..p + 2]);
-        } else {
-            out[0] = b'0' + n as u8;
-        }
+        last_digits(out, n as usize);
+    }
+}
+
+/// The leading one or two digits of a number (`n` < 100) at the start of `out`.
+#[inline]
+fn last_digits(out: &mut [u8], n: usize) {
+    if n >= 10 {
+        out[..2].copy_from_slice(&PAIRS[n * 2..n * 2 + 2]);
+    } else {
+        out[0] = b'0' + n as u8;
     }
 }
 
