@@ -70,6 +70,36 @@ pub struct Move<'a> {
     pub limits: &'a [u64],
 }
 
+/// Appends the keys `src` (`r` numbers each) to `dst`, each after `lead` if any, the number
+/// along `axis` (of `src`) moved by `shift` (the caller has checked that it stays a `u32`).
+fn move_keys(
+    dst: &mut Vec<u32>,
+    src: &[u32],
+    r: usize,
+    lead: Option<u32>,
+    axis: usize,
+    shift: u32,
+) {
+    let start = dst.len();
+    let out_rank = r + usize::from(lead.is_some());
+    match lead {
+        None => dst.extend_from_slice(src),
+        Some(l) => {
+            dst.reserve(src.len() / r * out_rank);
+            for k in src.chunks_exact(r) {
+                dst.push(l);
+                dst.extend_from_slice(k);
+            }
+        }
+    }
+    if shift != 0 {
+        let axis = axis + usize::from(lead.is_some());
+        for k in dst[start..].chunks_exact_mut(out_rank) {
+            k[axis] += shift;
+        }
+    }
+}
+
 /// The columns of a plain [`ChunkList`] with `u32` indexes ([`ChunkList::plain_columns`]).
 #[derive(Clone, Copy, Debug)]
 pub struct PlainColumns<'a> {
@@ -226,13 +256,9 @@ impl ChunkList {
         if self.rank != Some(r) || r == 0 {
             return true;
         }
-        match &self.index {
-            Keys::Narrow(v) => v
-                .chunks_exact(r)
-                .all(|k| k.iter().zip(limits).all(|(&x, &l)| u64::from(x) < l)),
-            Keys::Wide(v) => v
-                .chunks_exact(r)
-                .all(|k| k.iter().zip(limits).all(|(&x, &l)| x < l)),
+        match self.index.axis_max(r) {
+            Some(max) => max.iter().zip(limits).all(|(&x, &l)| x < l),
+            None => true,
         }
     }
 
@@ -323,17 +349,24 @@ impl ChunkList {
         }
         let at = self.offset.len();
         let lead = m.lead.map(|l| l as u32);
-        for (i, k) in src.chunks_exact(r).enumerate() {
-            if !k.iter().zip(m.limits).all(|(&x, &l)| u64::from(x) < l) {
-                continue;
+        if other.all_below(m.limits) {
+            // Every entry placed (nearly always): the columns copied whole, the index moved.
+            move_keys(dst, src, r, lead, m.axis, m.shift as u32);
+            self.offset.extend_from_slice(&other.offset);
+            self.length.extend_from_slice(&other.length);
+        } else {
+            for (i, k) in src.chunks_exact(r).enumerate() {
+                if !k.iter().zip(m.limits).all(|(&x, &l)| u64::from(x) < l) {
+                    continue;
+                }
+                dst.extend(lead);
+                dst.extend(k.iter().enumerate().map(|(j, &x)| match j == m.axis {
+                    true => x + m.shift as u32,
+                    false => x,
+                }));
+                self.offset.push(other.offset[i]);
+                self.length.push(other.length[i]);
             }
-            dst.extend(lead);
-            dst.extend(k.iter().enumerate().map(|(j, &x)| match j == m.axis {
-                true => x + m.shift as u32,
-                false => x,
-            }));
-            self.offset.push(other.offset[i]);
-            self.length.push(other.length[i]);
         }
         let source = u32::try_from(m.source).unwrap_or(u32::MAX);
         if source != 0 || !self.source.is_empty() {
