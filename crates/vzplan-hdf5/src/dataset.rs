@@ -424,8 +424,8 @@ fn chunk_entries(
     };
     let rank = chunk.len();
     let file = ctx.r.size();
-    let mut index: Vec<u64> = Vec::with_capacity(raw.len().saturating_mul(rank));
-    for rc in &raw {
+    let mut index: Vec<u64> = vec![0; raw.len().saturating_mul(rank)];
+    for (i, rc) in raw.iter().enumerate() {
         if rc.offset.len() != rank {
             return Err(Fail::Err(Error::malformed(
                 "chunk offset of the wrong rank",
@@ -437,7 +437,10 @@ fn chunk_entries(
                 rc.offset, rc.addr, rc.size
             )));
         }
-        index.extend(rc.offset.iter().zip(chunk).map(|(o, c)| o / c));
+        let key = &mut index[i * rank..(i + 1) * rank];
+        for ((k, o), c) in key.iter_mut().zip(&rc.offset).zip(chunk) {
+            *k = o / c;
+        }
     }
     let key = |i: usize| &index[i * rank..(i + 1) * rank];
     // Records nearly always come in index order with no index twice (checked in one pass);
