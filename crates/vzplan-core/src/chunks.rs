@@ -370,6 +370,9 @@ impl ChunkList {
         }
         let source = u32::try_from(m.source).unwrap_or(u32::MAX);
         if source != 0 || !self.source.is_empty() {
+            // Once, as much room as the other columns were given (the planner's sum of tables).
+            let room = self.offset.capacity().saturating_sub(self.source.len());
+            self.source.reserve_exact(room);
             self.source.resize(at, 0);
             self.source.resize(self.offset.len(), source);
         }

@@ -239,7 +239,9 @@ mod tests {
             let mut wide = Keys::default();
             wide.extend(&[u64::from(u32::MAX) + 1]);
             wide.extend(&v);
-            let Keys::Wide(w) = &wide else { panic!("not widened") };
+            let Keys::Wide(w) = &wide else {
+                panic!("not widened")
+            };
             assert_eq!(Keys::Wide(w[1..].to_vec()).axis_max(r), Some(want));
         }
         assert_eq!(Keys::default().axis_max(2), None);

@@ -55,6 +55,18 @@ impl V1<'_, '_> {
         let guess = first_read(so, self.key_len / 8 - 2);
         let reqs: Vec<(u64, u64)> = addrs.iter().map(|&a| (a, guess)).collect();
         let bufs = self.ctx.read_many_upto(&reqs)?;
+        // Room for the chunks of this level's leaves at once, as many as their bytes can hold.
+        let leaf_entries: usize = bufs
+            .iter()
+            .filter(|b| b.get(5) == Some(&0))
+            .map(|b| match b.get(6..8) {
+                Some(&[lo, hi]) => {
+                    usize::from(u16::from_le_bytes([lo, hi])).min(b.len() / entry as usize)
+                }
+                _ => 0,
+            })
+            .sum();
+        self.out.reserve(leaf_entries);
         let mut next = Vec::new();
         let mut next_level = None;
         for (&addr, buf) in addrs.iter().zip(bufs) {
