@@ -112,7 +112,8 @@ impl Terminal {
         }
         self.plain_line(false);
         let Some(pb) = self.bar() else { return };
-        if !s.skipped() {
+        // Formatted only for a bar that is drawn (not for a pipe: ~1 % of a scan of small files).
+        if !s.skipped() && !pb.is_hidden() {
             pb.set_message(format!(
                 "{} read in {} request(s), {} error(s)",
                 indicatif::HumanBytes(self.bytes.load(Ordering::Relaxed)),
