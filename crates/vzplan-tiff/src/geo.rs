@@ -95,15 +95,20 @@ pub(crate) fn geo_attrs(
     }
     // GeoKeyDirectory: header (version, revision, minor, count), then 4 shorts per key.
     let mut decoded = Map::new();
+    // The key count is the file's word: only the keys present are looked at (a count of 2^60
+    // over a few keys was a hang found by fuzzing).
+    let present = keys.len().saturating_sub(4) / 4;
+    let count = keys
+        .get(3)
+        .map(|&n| usize::try_from(n).unwrap_or(usize::MAX).min(present));
     let key_value = |id: u64| -> Option<u64> {
-        let n = *keys.get(3)? as usize;
-        (0..n).find_map(|k| {
+        (0..count?).find_map(|k| {
             let e = keys.get(4 + 4 * k..8 + 4 * k)?;
             (e[0] == id && e[1] == 0).then_some(e[3])
         })
     };
-    if let Some(&n) = keys.get(3) {
-        for k in 0..n as usize {
+    if let Some(n) = count {
+        for k in 0..n {
             let Some(e) = keys.get(4 + 4 * k..8 + 4 * k) else {
                 break;
             };
