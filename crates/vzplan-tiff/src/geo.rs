@@ -94,7 +94,6 @@ pub(crate) fn geo_attrs(
         return Ok(false);
     }
     // GeoKeyDirectory: header (version, revision, minor, count), then 4 shorts per key.
-    let mut decoded = Map::new();
     // The key count is the file's word: only the keys present are looked at (a count of 2^60
     // over a few keys was a hang found by fuzzing).
     let present = keys.len().saturating_sub(4) / 4;
@@ -108,25 +107,7 @@ pub(crate) fn geo_attrs(
         })
     };
     if let Some(n) = count {
-        for k in 0..n {
-            let Some(e) = keys.get(4 + 4 * k..8 + 4 * k) else {
-                break;
-            };
-            let (id, loc, count, off) = (e[0], e[1], e[2] as usize, e[3] as usize);
-            let v = match loc {
-                0 => json!(off),
-                34736 => match doubles.get(off..off.saturating_add(count)) {
-                    Some(d) => list(d),
-                    None => continue,
-                },
-                34737 => {
-                    let s: String = ascii.chars().skip(off).take(count).collect();
-                    json!(s.trim_end_matches('|'))
-                }
-                _ => continue,
-            };
-            decoded.insert(id.to_string(), v);
-        }
+        let decoded = decode_keys(&keys, n, &doubles, &ascii);
         attrs.insert("GeoKeys".into(), Value::Object(decoded));
     }
     let transform = if let Some(m) = mtx.filter(|m| m.len() >= 8) {
@@ -158,6 +139,45 @@ pub(crate) fn geo_attrs(
         attrs.insert("proj:code".into(), json!(format!("EPSG:{c}")));
     }
     Ok(true)
+}
+
+/// The first `n` keys of a GeoKeyDirectory decoded by id: a value in the directory itself, a run
+/// of GeoDoubleParams, or a piece of GeoAsciiParams. Keys may point at the same run again and
+/// again, so the values decoded in all are bounded by twice the parameters present (and a few
+/// more): a file of 1 MB could otherwise make billions of values (found in review).
+fn decode_keys(keys: &[u64], n: usize, doubles: &[f64], ascii: &str) -> Map<String, Value> {
+    let chars: Vec<char> = ascii.chars().collect();
+    let mut budget = 2 * (doubles.len() + chars.len()) + 64;
+    let mut decoded = Map::new();
+    for k in 0..n {
+        let Some(e) = keys.get(4 + 4 * k..8 + 4 * k) else {
+            break;
+        };
+        let (id, loc, count, off) = (e[0], e[1], e[2] as usize, e[3] as usize);
+        let v = match loc {
+            0 => json!(off),
+            34736 => match doubles.get(off..off.saturating_add(count)) {
+                Some(d) if d.len() <= budget => {
+                    budget -= d.len();
+                    list(d)
+                }
+                _ => continue,
+            },
+            34737 => {
+                let len = chars.len();
+                let piece = &chars[off.min(len)..off.saturating_add(count).min(len)];
+                if piece.len() > budget {
+                    continue;
+                }
+                budget -= piece.len();
+                let s: String = piece.iter().collect();
+                json!(s.trim_end_matches('|'))
+            }
+            _ => continue,
+        };
+        decoded.insert(id.to_string(), v);
+    }
+    decoded
 }
 
 pub(crate) fn set_spatial(
@@ -204,5 +224,54 @@ pub(crate) fn inherit(
     );
     if let Some(c) = parent.get("proj:code") {
         attrs.insert("proj:code".into(), c.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A directory header for `n` keys, then the keys.
+    fn directory(keys: &[[u64; 4]]) -> Vec<u64> {
+        let mut v = vec![1, 1, 0, keys.len() as u64];
+        v.extend(keys.iter().flatten());
+        v
+    }
+
+    #[test]
+    fn keys_decode_by_where_their_values_are() {
+        let keys = directory(&[[1024, 0, 1, 2], [2049, 34737, 7, 0], [2057, 34736, 2, 1]]);
+        let got = decode_keys(&keys, 3, &[1.0, 6378137.0, 298.25], "WGS 84|");
+        assert_eq!(got["1024"], json!(2));
+        assert_eq!(got["2049"], json!("WGS 84"));
+        assert_eq!(got["2057"], list(&[6378137.0, 298.25]));
+        // Past the end of the parameters: a run is skipped, a piece of text is cut short.
+        let keys = directory(&[[1, 34736, 5, 2], [2, 34737, 50, 4]]);
+        let got = decode_keys(&keys, 2, &[1.0, 2.0, 3.0], "WGS 84|");
+        assert!(!got.contains_key("1"));
+        assert_eq!(got["2"], json!("84"));
+    }
+
+    #[test]
+    fn keys_pointing_at_one_run_again_and_again_decode_a_bounded_number_of_values() {
+        let doubles = vec![0.5; 100];
+        let text = "x".repeat(100);
+        let many: Vec<[u64; 4]> = (0..10_000)
+            .map(|id| match id % 2 {
+                0 => [id, 34736, 100, 0],
+                _ => [id, 34737, 100, 0],
+            })
+            .collect();
+        let got = decode_keys(&directory(&many), many.len(), &doubles, &text);
+        let values: usize = got
+            .values()
+            .map(|v| match v {
+                Value::Array(a) => a.len(),
+                Value::String(s) => s.len(),
+                _ => 1,
+            })
+            .sum();
+        assert!(values <= 2 * 200 + 64, "{values} values decoded");
+        assert!(got.len() >= 4, "the first keys still decode");
     }
 }
