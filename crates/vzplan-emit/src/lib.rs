@@ -202,11 +202,7 @@ impl Pieces<'_> {
                 buf.byte(b'/');
                 buf.num(u64::from(k));
             }
-            buf.bytes(mid);
-            buf.num(offset);
-            buf.byte(b',');
-            buf.num(length);
-            buf.byte(b']');
+            buf.range(mid, offset, length);
             buf.flush_full(w)?;
         }
         Ok(())
@@ -235,11 +231,7 @@ impl Pieces<'_> {
             }
             match c.data {
                 DataRef::Ref { offset, length } => {
-                    buf.bytes(self.mid(c.source)?);
-                    buf.num(offset);
-                    buf.byte(b',');
-                    buf.num(length);
-                    buf.byte(b']');
+                    buf.range(self.mid(c.source)?, offset, length);
                 }
                 DataRef::Inline(bytes) => {
                     buf.bytes(b"\":\"base64:");

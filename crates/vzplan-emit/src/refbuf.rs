@@ -85,6 +85,17 @@ impl RefBuf {
         self.at += 1;
     }
 
+    /// The tail of a reference to a byte range: `mid` (`":[URL,`), then `offset,length]`. The
+    /// one place both writers of refs.json form it, so that their bytes cannot drift apart.
+    #[inline]
+    pub(crate) fn range(&mut self, mid: &[u8], offset: u64, length: u64) {
+        self.bytes(mid);
+        self.num(offset);
+        self.byte(b',');
+        self.num(length);
+        self.byte(b']');
+    }
+
     /// `n` in decimal (at most [`MAX_DIGITS`] bytes of room).
     #[inline]
     pub(crate) fn num(&mut self, n: u64) {
