@@ -15,9 +15,12 @@
 //!  {"index": [1, 0], "data": {"inline": "AAAAAA=="}, "filter_mask": 1}]
 //! ```
 
+mod extend;
 mod serde_form;
 
-use crate::keys::{KeyRef, Keys};
+pub use extend::Move;
+
+use crate::keys::{KeyColumn, KeyRef, Keys};
 use crate::{ChunkData, ChunkEntry};
 use std::collections::BTreeMap;
 
@@ -58,55 +61,13 @@ pub struct RankMismatch {
     pub want: usize,
 }
 
-/// Where [`ChunkList::extend_moved`] puts another list's entries: from `source`, after `lead`
-/// (the key of a new leading axis), index `axis` (of the other list) moved by `shift`, entries
-/// at or past `limits` (the other list's indexes, number by number) left out.
-#[derive(Clone, Copy, Debug)]
-pub struct Move<'a> {
-    pub source: usize,
-    pub lead: Option<u64>,
-    pub axis: usize,
-    pub shift: u64,
-    pub limits: &'a [u64],
-}
-
-/// Appends the keys `src` (`r` numbers each) to `dst`, each after `lead` if any, the number
-/// along `axis` (of `src`) moved by `shift` (the caller has checked that it stays a `u32`).
-fn move_keys(
-    dst: &mut Vec<u32>,
-    src: &[u32],
-    r: usize,
-    lead: Option<u32>,
-    axis: usize,
-    shift: u32,
-) {
-    let start = dst.len();
-    let out_rank = r + usize::from(lead.is_some());
-    match lead {
-        None => dst.extend_from_slice(src),
-        Some(l) => {
-            dst.reserve(src.len() / r * out_rank);
-            for k in src.chunks_exact(r) {
-                dst.push(l);
-                dst.extend_from_slice(k);
-            }
-        }
-    }
-    if shift != 0 {
-        let axis = axis + usize::from(lead.is_some());
-        for k in dst[start..].chunks_exact_mut(out_rank) {
-            k[axis] += shift;
-        }
-    }
-}
-
-/// The columns of a plain [`ChunkList`] with `u32` indexes ([`ChunkList::plain_columns`]).
+/// The columns of a plain [`ChunkList`] ([`ChunkList::plain_columns`]).
 #[derive(Clone, Copy, Debug)]
 pub struct PlainColumns<'a> {
     /// Numbers per index.
     pub rank: usize,
-    /// `rank` numbers per entry.
-    pub index: &'a [u32],
+    /// `rank` numbers per entry, or the shape of a full grid in C order.
+    pub index: KeyColumn<'a>,
     /// One per entry, or empty when every entry is from source 0.
     pub source: &'a [u32],
     pub offset: &'a [u64],
@@ -216,9 +177,12 @@ impl ChunkList {
         if index.len() != ranges.len().checked_mul(rank)? {
             return None;
         }
-        let index = match index.iter().all(|&x| u32::try_from(x).is_ok()) {
-            true => Keys::Narrow(index.iter().map(|&x| x as u32).collect()),
-            false => Keys::Wide(index),
+        let index = match Keys::grid_of(&index, rank) {
+            Some(grid) => grid,
+            None if index.iter().all(|&x| u32::try_from(x).is_ok()) => {
+                Keys::Narrow(index.iter().map(|&x| x as u32).collect())
+            }
+            None => Keys::Wide(index),
         };
         Some(ChunkList {
             rank: Some(rank),
@@ -275,6 +239,7 @@ impl ChunkList {
         match (self.rank, &self.index) {
             (Some(r @ 1..), Keys::Narrow(v)) => strictly(v, r),
             (Some(r @ 1..), Keys::Wide(v)) => strictly(v, r),
+            (Some(1..), Keys::Grid(_)) => true,
             _ => self.len() < 2,
         }
     }
@@ -283,9 +248,12 @@ impl ChunkList {
     /// rank 1 or more; `None` otherwise. Loops over millions of entries (writing refs.json) read them without
     /// a view per entry.
     pub fn plain_columns(&self) -> Option<PlainColumns<'_>> {
-        let (Keys::Narrow(index), Some(rank @ 1..)) = (&self.index, self.rank) else {
-            return None;
+        let index = match (&self.index, self.rank) {
+            (Keys::Narrow(v), Some(1..)) => KeyColumn::Narrow(v),
+            (Keys::Grid(g), Some(1..)) => KeyColumn::Grid(g),
+            _ => return None,
         };
+        let rank = self.rank?;
         self.is_plain().then_some(PlainColumns {
             rank,
             index,
@@ -295,88 +263,19 @@ impl ChunkList {
         })
     }
 
+    /// The first entry whose byte range overflows or, when `size` is known (non-zero), ends past
+    /// it: one pass over the columns (inline entries hold no range and pass).
+    pub fn first_range_past(&self, size: u64) -> Option<usize> {
+        let limit = if size > 0 { size } else { u64::MAX };
+        self.offset
+            .iter()
+            .zip(&self.length)
+            .position(|(&o, &l)| o.checked_add(l).is_none_or(|end| end > limit))
+    }
+
     /// Whether every entry is a plain range: no inline bytes, no filter mask.
     pub fn is_plain(&self) -> bool {
         self.inline.is_empty() && self.mask.is_empty()
-    }
-
-    /// Appends the entries of `other`, a plain list ([`ChunkList::is_plain`]), placed as `m`
-    /// says; an entry whose index is not below `m.limits` on every axis (before the move), or of
-    /// another rank, is left out. The same as pushing each entry, without a view and a copy of
-    /// its data per entry: the planner placing a file's table.
-    pub fn extend_moved(&mut self, other: &ChunkList, m: &Move<'_>) {
-        debug_assert!(other.is_plain());
-        if self.extend_narrow(other, m) {
-            return;
-        }
-        let mut key = Vec::with_capacity(m.limits.len() + 1);
-        for i in 0..other.len() {
-            let k = other.key(i);
-            if k.len() != m.limits.len() || !k.iter().zip(m.limits).all(|(x, &l)| x < l) {
-                continue;
-            }
-            key.clear();
-            key.extend(m.lead);
-            key.extend(k.iter());
-            if let Some(x) = key.get_mut(m.axis + usize::from(m.lead.is_some())) {
-                *x = x.saturating_add(m.shift);
-            }
-            let (offset, length) = (other.offset[i], other.length[i]);
-            self.push(&key, m.source, ChunkData::Ref { offset, length }, 0);
-        }
-    }
-
-    /// [`ChunkList::extend_moved`] column to column, when both lists hold `u32` indexes of the
-    /// right ranks and every placed index stays a `u32`; false (nothing done) otherwise.
-    fn extend_narrow(&mut self, other: &ChunkList, m: &Move<'_>) -> bool {
-        let r = m.limits.len();
-        let top = u64::from(u32::MAX);
-        let fits = m.lead.is_none_or(|l| l <= top)
-            && m.limits
-                .get(m.axis)
-                .and_then(|l| l.checked_add(m.shift))
-                .is_some_and(|n| n <= top + 1);
-        let out_rank = r + usize::from(m.lead.is_some());
-        let (Keys::Narrow(dst), Keys::Narrow(src)) = (&mut self.index, &other.index) else {
-            return false;
-        };
-        if !fits
-            || r == 0
-            || other.rank != Some(r)
-            || *self.rank.get_or_insert(out_rank) != out_rank
-        {
-            return false;
-        }
-        let at = self.offset.len();
-        let lead = m.lead.map(|l| l as u32);
-        if other.all_below(m.limits) {
-            // Every entry placed (nearly always): the columns copied whole, the index moved.
-            move_keys(dst, src, r, lead, m.axis, m.shift as u32);
-            self.offset.extend_from_slice(&other.offset);
-            self.length.extend_from_slice(&other.length);
-        } else {
-            for (i, k) in src.chunks_exact(r).enumerate() {
-                if !k.iter().zip(m.limits).all(|(&x, &l)| u64::from(x) < l) {
-                    continue;
-                }
-                dst.extend(lead);
-                dst.extend(k.iter().enumerate().map(|(j, &x)| match j == m.axis {
-                    true => x + m.shift as u32,
-                    false => x,
-                }));
-                self.offset.push(other.offset[i]);
-                self.length.push(other.length[i]);
-            }
-        }
-        let source = u32::try_from(m.source).unwrap_or(u32::MAX);
-        if source != 0 || !self.source.is_empty() {
-            // Once, as much room as the other columns were given (the planner's sum of tables).
-            let room = self.offset.capacity().saturating_sub(self.source.len());
-            self.source.reserve_exact(room);
-            self.source.resize(at, 0);
-            self.source.resize(self.offset.len(), source);
-        }
-        true
     }
 
     /// How many entries [`ChunkList::push`] refused for their rank.
@@ -402,7 +301,7 @@ impl ChunkList {
             false => self.mask.get(&i).copied().unwrap_or(0),
         };
         Some(Chunk {
-            index: self.index.get(i * r..(i + 1) * r),
+            index: self.index.entry(i, r, self.len()),
             source: self.source.get(i).map_or(0, |&s| s as usize),
             data,
             filter_mask,
@@ -412,7 +311,7 @@ impl ChunkList {
     /// The index (key) of entry `i`; empty past the end.
     pub fn key(&self, i: usize) -> KeyRef<'_> {
         let r = self.rank.unwrap_or(0);
-        self.index.get(i * r..(i + 1) * r)
+        self.index.entry(i, r, self.len())
     }
 
     /// Compares the indexes of entries `a` and `b` (in place: what sorting and checking key order
@@ -758,5 +657,96 @@ mod tests {
             !flat.keys_increasing(),
             "rank 0: two entries share the empty key"
         );
+    }
+
+    /// The C-order index of a full grid of `shape`, and a range per entry.
+    pub(super) fn full_grid(shape: &[u64], base: u64) -> (Vec<u64>, Vec<(u64, u64)>) {
+        let n: u64 = shape.iter().product();
+        let mut index = Vec::new();
+        for i in 0..n {
+            let (mut rest, at) = (i, index.len());
+            index.resize(at + shape.len(), 0);
+            for d in (0..shape.len()).rev() {
+                index[at + d] = rest % shape[d];
+                rest /= shape[d];
+            }
+        }
+        let ranges = (0..n).map(|i| (base + 10 * i, 10 + i % 3)).collect();
+        (index, ranges)
+    }
+
+    /// A reader's table holding every chunk of its grid in C order keeps only the shape, and
+    /// reads as pushing each entry would: keys, order, limits, the serialized form; a push
+    /// writes the index out first.
+    #[test]
+    fn a_full_grid_in_c_order_reads_as_its_entries() {
+        for shape in [vec![5u64], vec![3, 4], vec![2, 1, 3], vec![1, 2, 2, 2]] {
+            let rank = shape.len();
+            let (index, ranges) = full_grid(&shape, 1000);
+            let grid = ChunkList::from_ranges(rank, index.clone(), &ranges).unwrap();
+            let cols = grid.plain_columns().map(|c| c.index);
+            assert!(matches!(cols, Some(KeyColumn::Grid(s)) if s == shape.as_slice()));
+            let mut each = ChunkList::new();
+            for (k, &(offset, length)) in index.chunks(rank).zip(&ranges) {
+                each.push(k, 0, ChunkData::Ref { offset, length }, 0);
+            }
+            assert_eq!(grid.to_entries(), each.to_entries());
+            let json = |l: &ChunkList| serde_json::to_string(l).unwrap();
+            assert_eq!(json(&grid), json(&each));
+            assert!(grid.keys_increasing());
+            for i in 0..ranges.len() {
+                let (g, e) = (grid.key(i), each.key(i));
+                assert_eq!((g, g.len(), g.iter().len()), (e, e.len(), rank));
+                for d in 0..rank {
+                    assert_eq!((g.get(d), g.at(d)), (e.get(d), e.at(d)));
+                }
+                assert_eq!(g.get(rank), None);
+                assert_eq!(grid.cmp_keys(i, 1), each.cmp_keys(i, 1));
+            }
+            assert!(grid.key(ranges.len()).is_empty());
+            assert!(grid.all_below(&shape));
+            for d in 0..rank {
+                let mut less = shape.clone();
+                less[d] -= 1;
+                assert!(!grid.all_below(&less) && !each.all_below(&less));
+            }
+            let mut pushed = grid.clone();
+            for l in [&mut pushed, &mut each] {
+                l.push(
+                    &vec![9; rank],
+                    0,
+                    ChunkData::Ref {
+                        offset: 1,
+                        length: 1,
+                    },
+                    0,
+                );
+            }
+            assert!(matches!(
+                pushed.plain_columns().map(|c| c.index),
+                Some(KeyColumn::Narrow(_))
+            ));
+            assert_eq!(pushed.to_entries(), each.to_entries());
+        }
+    }
+
+    /// Out of order, a gap, a repeat, or a grid not starting at 0: the index stays a column.
+    #[test]
+    fn a_table_not_a_full_grid_keeps_its_index() {
+        let ranges = [(0, 1); 4];
+        for index in [
+            vec![0, 0, 0, 1, 1, 1, 1, 0],
+            vec![0, 0, 0, 1, 1, 0, 1, 0],
+            vec![0, 0, 0, 1, 1, 0, 2, 0],
+            vec![1, 0, 1, 1, 2, 0, 2, 1],
+        ] {
+            let l = ChunkList::from_ranges(2, index.clone(), &ranges).unwrap();
+            assert!(matches!(
+                l.plain_columns().map(|c| c.index),
+                Some(KeyColumn::Narrow(_))
+            ));
+            let back: Vec<u64> = l.to_entries().into_iter().flat_map(|e| e.index).collect();
+            assert_eq!(back, index);
+        }
     }
 }

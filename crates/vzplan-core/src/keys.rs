@@ -2,15 +2,32 @@
 //! `u32` while every number fits (grids of more than 4·10⁹ chunks along an axis are rare): half
 //! the memory of the largest column at 10⁷ references. One number past `u32` widens the column
 //! once.
+//!
+//! A table that holds every chunk of its grid once, in C order (what HDF5 writers leave for a
+//! fully written dataset, and a concatenation of such tables along the first axis), stores only
+//! the grid's shape: entry `i`'s index is `i` unravelled over it. No column at all, where the
+//! index was the largest column of the table. Any change that breaks the pattern writes the
+//! column out first.
 
 use std::cmp::Ordering;
-use std::ops::Range;
 
 /// A chunk's grid index inside a list, borrowed: the list's `u32` or `u64` numbers, read as `u64`.
 #[derive(Clone, Copy)]
 pub enum KeyRef<'a> {
     Narrow(&'a [u32]),
     Wide(&'a [u64]),
+    /// Entry `pos` of a full grid of this shape, in C order.
+    Grid {
+        shape: &'a [u64],
+        pos: u64,
+    },
+}
+
+/// The number along axis `i` of entry `pos` of a full C-order grid (`None` past the rank).
+fn unravel(shape: &[u64], pos: u64, i: usize) -> Option<u64> {
+    let n = *shape.get(i)?;
+    let stride: u64 = shape[i + 1..].iter().product();
+    Some((pos / stride.max(1)) % n.max(1))
 }
 
 impl<'a> KeyRef<'a> {
@@ -18,6 +35,7 @@ impl<'a> KeyRef<'a> {
         match self {
             KeyRef::Narrow(s) => s.len(),
             KeyRef::Wide(s) => s.len(),
+            KeyRef::Grid { shape, .. } => shape.len(),
         }
     }
 
@@ -30,6 +48,7 @@ impl<'a> KeyRef<'a> {
         match self {
             KeyRef::Narrow(s) => s.get(i).map(|&x| u64::from(x)),
             KeyRef::Wide(s) => s.get(i).copied(),
+            KeyRef::Grid { shape, pos } => unravel(shape, *pos, i),
         }
     }
 
@@ -45,6 +64,10 @@ impl<'a> KeyRef<'a> {
         match self {
             KeyRef::Narrow(s) => u64::from(s[i]),
             KeyRef::Wide(s) => s[i],
+            KeyRef::Grid { shape, pos } => match unravel(shape, *pos, i) {
+                Some(x) => x,
+                None => panic!("axis {i} of a rank-{} index", shape.len()),
+            },
         }
     }
 
@@ -52,6 +75,12 @@ impl<'a> KeyRef<'a> {
         match *self {
             KeyRef::Narrow(s) => KeyIter::Narrow(s.iter()),
             KeyRef::Wide(s) => KeyIter::Wide(s.iter()),
+            KeyRef::Grid { shape, pos } => KeyIter::Grid {
+                shape,
+                pos,
+                axis: 0,
+                stride: shape.iter().skip(1).product(),
+            },
         }
     }
 
@@ -64,6 +93,13 @@ impl<'a> KeyRef<'a> {
 pub enum KeyIter<'a> {
     Narrow(std::slice::Iter<'a, u32>),
     Wide(std::slice::Iter<'a, u64>),
+    /// `stride`: the product of the extents after `axis`.
+    Grid {
+        shape: &'a [u64],
+        pos: u64,
+        axis: usize,
+        stride: u64,
+    },
 }
 
 impl Iterator for KeyIter<'_> {
@@ -73,12 +109,28 @@ impl Iterator for KeyIter<'_> {
         match self {
             KeyIter::Narrow(it) => it.next().map(|&x| u64::from(x)),
             KeyIter::Wide(it) => it.next().copied(),
+            KeyIter::Grid {
+                shape,
+                pos,
+                axis,
+                stride,
+            } => {
+                let n = *shape.get(*axis)?;
+                let x = (*pos / (*stride).max(1)) % n.max(1);
+                *axis += 1;
+                *stride /= shape.get(*axis).copied().unwrap_or(1).max(1);
+                Some(x)
+            }
         }
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         match self {
             KeyIter::Narrow(it) => it.size_hint(),
             KeyIter::Wide(it) => it.size_hint(),
+            KeyIter::Grid { shape, axis, .. } => {
+                let n = shape.len().saturating_sub(*axis);
+                (n, Some(n))
+            }
         }
     }
 }
@@ -113,6 +165,9 @@ impl Ord for KeyRef<'_> {
         match (self, other) {
             (KeyRef::Narrow(a), KeyRef::Narrow(b)) => a.cmp(b),
             (KeyRef::Wide(a), KeyRef::Wide(b)) => a.cmp(b),
+            (KeyRef::Grid { shape: s, pos: a }, KeyRef::Grid { shape: t, pos: b }) if s == t => {
+                a.cmp(b)
+            }
             _ => self.iter().cmp(other.iter()),
         }
     }
@@ -124,10 +179,22 @@ impl std::fmt::Debug for KeyRef<'_> {
     }
 }
 
+/// The index column of a plain list, for loops over every entry
+/// ([`PlainColumns`](crate::PlainColumns)).
+#[derive(Clone, Copy, Debug)]
+pub enum KeyColumn<'a> {
+    /// `rank` numbers per entry.
+    Narrow(&'a [u32]),
+    /// Entry `i` is `i` unravelled over this shape, in C order.
+    Grid(&'a [u64]),
+}
+
 #[derive(Clone, Debug)]
 pub(crate) enum Keys {
     Narrow(Vec<u32>),
     Wide(Vec<u64>),
+    /// Every index of a grid of this shape once, in C order (see the module docs).
+    Grid(Vec<u64>),
 }
 
 impl Default for Keys {
@@ -136,15 +203,143 @@ impl Default for Keys {
     }
 }
 
+/// The largest number along each of `r` axes of `v` (`None` when empty or `r` is 0): one pass
+/// without a branch per number, unrolled for ranks 1 to 4.
+fn max_of<T: Copy + Ord + Default + Into<u64>>(v: &[T], r: usize) -> Option<Vec<u64>> {
+    fn fixed<T: Copy + Ord + Default + Into<u64>, const R: usize>(v: &[T]) -> Vec<u64> {
+        let mut max = [T::default(); R];
+        for k in v.chunks_exact(R) {
+            for d in 0..R {
+                max[d] = max[d].max(k[d]);
+            }
+        }
+        max.iter().map(|&x| x.into()).collect()
+    }
+    if r == 0 || v.len() < r {
+        return None;
+    }
+    Some(match r {
+        1 => fixed::<T, 1>(v),
+        2 => fixed::<T, 2>(v),
+        3 => fixed::<T, 3>(v),
+        4 => fixed::<T, 4>(v),
+        _ => {
+            let mut max = vec![T::default(); r];
+            for k in v.chunks_exact(r) {
+                for (m, &x) in max.iter_mut().zip(k) {
+                    *m = (*m).max(x);
+                }
+            }
+            max.into_iter().map(Into::into).collect()
+        }
+    })
+}
+
+/// Steps `key` to the next index of a C-order walk over `shape`.
+fn step(key: &mut [u64], shape: &[u64]) {
+    for (k, &n) in key.iter_mut().zip(shape).rev() {
+        *k += 1;
+        if *k < n {
+            return;
+        }
+        *k = 0;
+    }
+}
+
 impl Keys {
+    /// The index column `index` (`rank` numbers per entry) as [`Keys::Grid`] when it holds every
+    /// index of a grid once, in C order: one pass, no allocation beyond the shape.
+    pub(crate) fn grid_of(index: &[u64], rank: usize) -> Option<Keys> {
+        // In C order the last index is the largest along every axis: the shape, if any.
+        let last = index.len().checked_sub(rank).filter(|_| rank > 0)?;
+        let shape: Vec<u64> = index[last..]
+            .iter()
+            .map(|&m| m.checked_add(1))
+            .collect::<Option<_>>()?;
+        let n = shape.iter().try_fold(1u64, |p, &x| p.checked_mul(x))?;
+        if u64::try_from(index.len() / rank).ok()? != n || !index.len().is_multiple_of(rank) {
+            return None;
+        }
+        let mut key = vec![0u64; rank];
+        for k in index.chunks_exact(rank) {
+            if k.iter().zip(&key).any(|(a, b)| a != b) {
+                return None;
+            }
+            step(&mut key, &shape);
+        }
+        Some(Keys::Grid(shape))
+    }
+
+    /// A grid's shape as the list's own [`Keys::Grid`], when the list is empty or already that
+    /// grid's leading part: entries of `shape` (a full grid in C order) appended after the list's
+    /// own, by `lead` on a new first axis or `shift` along the first, keep the pattern.
+    /// `len` is the list's entry count; false (nothing done) when the pattern would break.
+    pub(crate) fn extend_grid(
+        &mut self,
+        len: usize,
+        shape: &[u64],
+        lead: Option<u64>,
+        shift: u64,
+    ) -> bool {
+        let Some((&first, rest)) = shape.split_first() else {
+            return false;
+        };
+        let (own, along) = match lead {
+            None => (rest, first),
+            Some(_) => (shape, 1),
+        };
+        let start = match lead {
+            None => shift,
+            Some(l) => l,
+        };
+        if lead.is_some() && shift != 0 {
+            return false;
+        }
+        match self {
+            Keys::Grid(g) if g.get(1..) == Some(own) && g.first() == Some(&start) => {
+                g[0] += along;
+                true
+            }
+            _ if len == 0 && start == 0 => {
+                let mut g = Vec::with_capacity(own.len() + 1);
+                g.push(along);
+                g.extend_from_slice(own);
+                *self = Keys::Grid(g);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Writes a [`Keys::Grid`] out as a column (`u32` while every number fits).
+    pub(crate) fn materialize(&mut self) {
+        let Keys::Grid(shape) = self else {
+            return;
+        };
+        let n: u64 = shape.iter().product();
+        let mut key = vec![0u64; shape.len()];
+        let narrow = shape.iter().all(|&x| x <= u64::from(u32::MAX) + 1);
+        let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0) * shape.len());
+        for _ in 0..n {
+            out.extend_from_slice(&key);
+            step(&mut key, shape);
+        }
+        *self = match narrow {
+            true => Keys::Narrow(out.iter().map(|&x| x as u32).collect()),
+            false => Keys::Wide(out),
+        };
+    }
+
     pub(crate) fn reserve(&mut self, n: usize) {
         match self {
             Keys::Narrow(v) => v.reserve(n),
             Keys::Wide(v) => v.reserve(n),
+            Keys::Grid(_) => {}
         }
     }
 
     pub(crate) fn extend(&mut self, index: &[u64]) {
+        self.materialize();
         if let Keys::Narrow(v) = self {
             if index.iter().all(|&x| u32::try_from(x).is_ok()) {
                 v.extend(index.iter().map(|&x| x as u32));
@@ -157,49 +352,32 @@ impl Keys {
         }
     }
 
-    /// The largest number along each of `rank` axes (`None` when empty or `rank` is 0): one
-    /// pass without a branch per number, unrolled for ranks 1 to 4.
+    /// The largest number along each of `rank` axes (`None` when empty or `rank` is 0).
     pub(crate) fn axis_max(&self, rank: usize) -> Option<Vec<u64>> {
-        fn max_of<T: Copy + Ord + Default + Into<u64>>(v: &[T], r: usize) -> Option<Vec<u64>> {
-            fn fixed<T: Copy + Ord + Default + Into<u64>, const R: usize>(v: &[T]) -> Vec<u64> {
-                let mut max = [T::default(); R];
-                for k in v.chunks_exact(R) {
-                    for d in 0..R {
-                        max[d] = max[d].max(k[d]);
-                    }
-                }
-                max.iter().map(|&x| x.into()).collect()
-            }
-            if r == 0 || v.len() < r {
-                return None;
-            }
-            Some(match r {
-                1 => fixed::<T, 1>(v),
-                2 => fixed::<T, 2>(v),
-                3 => fixed::<T, 3>(v),
-                4 => fixed::<T, 4>(v),
-                _ => {
-                    let mut max = vec![T::default(); r];
-                    for k in v.chunks_exact(r) {
-                        for (m, &x) in max.iter_mut().zip(k) {
-                            *m = (*m).max(x);
-                        }
-                    }
-                    max.into_iter().map(Into::into).collect()
-                }
-            })
-        }
         match self {
             Keys::Narrow(v) => max_of(v, rank),
             Keys::Wide(v) => max_of(v, rank),
+            Keys::Grid(g) if g.len() == rank && rank > 0 && g.iter().all(|&x| x > 0) => {
+                Some(g.iter().map(|&x| x - 1).collect())
+            }
+            Keys::Grid(_) => None,
         }
     }
 
-    /// The numbers at `r` (empty when out of range).
-    pub(crate) fn get(&self, r: Range<usize>) -> KeyRef<'_> {
+    /// The index of entry `i` of a list of `len` entries of `rank` numbers (empty past the end).
+    #[inline]
+    pub(crate) fn entry(&self, i: usize, rank: usize, len: usize) -> KeyRef<'_> {
+        if i >= len {
+            return KeyRef::Narrow(&[]);
+        }
+        let r = i * rank..(i + 1) * rank;
         match self {
             Keys::Narrow(v) => KeyRef::Narrow(v.get(r).unwrap_or(&[])),
             Keys::Wide(v) => KeyRef::Wide(v.get(r).unwrap_or(&[])),
+            Keys::Grid(shape) => KeyRef::Grid {
+                shape,
+                pos: i as u64,
+            },
         }
     }
 }
@@ -216,10 +394,10 @@ mod tests {
         k.extend(&[u64::from(u32::MAX) + 1, 3]);
         assert!(matches!(k, Keys::Wide(_)));
         k.extend(&[4, 5]);
-        assert_eq!(k.get(0..2).to_vec(), [1, 2]);
-        assert_eq!(k.get(2..4).to_vec(), [u64::from(u32::MAX) + 1, 3]);
-        assert_eq!(k.get(4..6).to_vec(), [4, 5]);
-        assert!(k.get(6..8).is_empty());
+        assert_eq!(k.entry(0, 2, 3).to_vec(), [1, 2]);
+        assert_eq!(k.entry(1, 2, 3).to_vec(), [u64::from(u32::MAX) + 1, 3]);
+        assert_eq!(k.entry(2, 2, 3).to_vec(), [4, 5]);
+        assert!(k.entry(3, 2, 3).is_empty());
         let narrow = [1u32, 2];
         let wide = [1u64, 3];
         assert!(KeyRef::Narrow(&narrow) < KeyRef::Wide(&wide));

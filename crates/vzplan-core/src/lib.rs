@@ -19,7 +19,7 @@ pub use chunks::{Chunk, ChunkList, DataRef, Move, PlainColumns, RankMismatch};
 pub use codecs::CodecId;
 pub use dtype::{DType, Endian, Kind};
 pub use grid::{edges_from_json, edges_to_json, AxisEdges, GridError};
-pub use keys::{KeyIter, KeyRef};
+pub use keys::{KeyColumn, KeyIter, KeyRef};
 pub use layout::{
     struct_data_type, ArrayLayout, ArrayProblem, ChunkData, ChunkEntry, ChunkTable, Codec,
     CodecStage, Dim, EdgeStorage, Field, Format, GroupLayout, ProblemKind, SourceLayout,

@@ -26,7 +26,7 @@ use base64::Engine;
 use refbuf::{RefBuf, MAX_DIGITS};
 use std::io::{self, Write};
 use std::path::Path;
-use vzplan_core::{ChunkList, DataRef, PlainColumns};
+use vzplan_core::{ChunkList, DataRef, KeyColumn, PlainColumns};
 use vzplan_plan::{ArrayPlan, Plan};
 
 #[derive(Debug, thiserror::Error)]
@@ -183,25 +183,56 @@ impl Pieces<'_> {
         }
     }
 
-    /// Plain ranges with `u32` indexes (nearly every array): straight from the columns.
+    /// Plain ranges (nearly every array): straight from the columns.
     fn write_plain(
         &self,
         c: PlainColumns<'_>,
         buf: &mut RefBuf,
         w: &mut dyn Write,
     ) -> io::Result<()> {
-        let entries = c
-            .index
-            .chunks_exact(c.rank)
-            .zip(c.offset.iter().zip(c.length));
-        for (i, (key, (&offset, &length))) in entries.enumerate() {
+        match c.index {
+            KeyColumn::Narrow(index) => {
+                let mut keys = index.chunks_exact(c.rank);
+                self.write_ranges(c, buf, w, |buf| {
+                    for &k in keys.next().unwrap_or_default() {
+                        buf.byte(b'/');
+                        buf.num(u64::from(k));
+                    }
+                })
+            }
+            KeyColumn::Grid(shape) => {
+                // A full grid in C order: the keys counted rather than read.
+                let mut key = vec![0u64; shape.len()];
+                self.write_ranges(c, buf, w, |buf| {
+                    for &k in &key {
+                        buf.byte(b'/');
+                        buf.num(k);
+                    }
+                    for (x, &n) in key.iter_mut().zip(shape).rev() {
+                        *x += 1;
+                        if *x < n {
+                            break;
+                        }
+                        *x = 0;
+                    }
+                })
+            }
+        }
+    }
+
+    /// The references of `c`, each key written by `key` (called once per entry, in order).
+    fn write_ranges(
+        &self,
+        c: PlainColumns<'_>,
+        buf: &mut RefBuf,
+        w: &mut dyn Write,
+        mut key: impl FnMut(&mut RefBuf),
+    ) -> io::Result<()> {
+        for (i, (&offset, &length)) in c.offset.iter().zip(c.length).enumerate() {
             let mid = self.mid(c.source.get(i).map_or(0, |&s| s as usize))?;
             buf.room(self.ref_room);
             buf.bytes(self.head);
-            for &k in key {
-                buf.byte(b'/');
-                buf.num(u64::from(k));
-            }
+            key(buf);
             buf.range(mid, offset, length);
             buf.flush_full(w)?;
         }

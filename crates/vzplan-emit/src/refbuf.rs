@@ -87,7 +87,7 @@ impl RefBuf {
 
     /// The tail of a reference to a byte range: `mid` (`":[URL,`), then `offset,length]`. The
     /// one place both writers of refs.json form it, so that their bytes cannot drift apart.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn range(&mut self, mid: &[u8], offset: u64, length: u64) {
         self.bytes(mid);
         self.num(offset);

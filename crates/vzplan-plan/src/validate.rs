@@ -170,23 +170,20 @@ pub(crate) fn check(a: &ArrayLayout, file_size: u64) -> Result<(), String> {
             e.index
         ));
     }
-    for e in &a.chunks.entries {
+    // Every range checked over the columns; an entry only looked at to name it.
+    let bad = a.chunks.entries.first_range_past(file_size);
+    if let Some(e) = bad.and_then(|i| a.chunks.entries.get(i)) {
         if let DataRef::Ref { offset, length } = e.data {
-            match offset.checked_add(length) {
-                None => {
-                    return Err(format!(
-                        "chunk {:?}: offset {offset} + length {length} overflows",
-                        e.index
-                    ))
-                }
-                Some(end) if file_size > 0 && end > file_size => {
-                    return Err(format!(
-                        "chunk {:?} (bytes {offset}..{end}) reaches past the end of the file ({file_size} bytes)",
-                        e.index
-                    ))
-                }
-                _ => {}
-            }
+            return Err(match offset.checked_add(length) {
+                None => format!(
+                    "chunk {:?}: offset {offset} + length {length} overflows",
+                    e.index
+                ),
+                Some(end) => format!(
+                    "chunk {:?} (bytes {offset}..{end}) reaches past the end of the file ({file_size} bytes)",
+                    e.index
+                ),
+            });
         }
     }
     Ok(())
