@@ -249,12 +249,12 @@ fn step(key: &mut [u64], shape: &[u64]) {
 impl Keys {
     /// The index column `index` (`rank` numbers per entry) as [`Keys::Grid`] when it holds every
     /// index of a grid once, in C order: one pass, no allocation beyond the shape.
-    pub(crate) fn grid_of(index: &[u64], rank: usize) -> Option<Keys> {
+    pub(crate) fn grid_of<T: Copy + Into<u64>>(index: &[T], rank: usize) -> Option<Keys> {
         // In C order the last index is the largest along every axis: the shape, if any.
         let last = index.len().checked_sub(rank).filter(|_| rank > 0)?;
         let shape: Vec<u64> = index[last..]
             .iter()
-            .map(|&m| m.checked_add(1))
+            .map(|&m| m.into().checked_add(1))
             .collect::<Option<_>>()?;
         let n = shape.iter().try_fold(1u64, |p, &x| p.checked_mul(x))?;
         if u64::try_from(index.len() / rank).ok()? != n || !index.len().is_multiple_of(rank) {
@@ -262,12 +262,24 @@ impl Keys {
         }
         let mut key = vec![0u64; rank];
         for k in index.chunks_exact(rank) {
-            if k.iter().zip(&key).any(|(a, b)| a != b) {
+            if k.iter().zip(&key).any(|(&a, &b)| a.into() != b) {
                 return None;
             }
             step(&mut key, &shape);
         }
         Some(Keys::Grid(shape))
+    }
+
+    /// A column that holds a full grid in C order, as [`Keys::Grid`] (its memory freed).
+    pub(crate) fn compact(&mut self, rank: usize) {
+        let grid = match self {
+            Keys::Narrow(v) => Keys::grid_of(v, rank),
+            Keys::Wide(v) => Keys::grid_of(v, rank),
+            Keys::Grid(_) => None,
+        };
+        if let Some(g) = grid {
+            *self = g;
+        }
     }
 
     /// A grid's shape as the list's own [`Keys::Grid`], when the list is empty or already that

@@ -71,6 +71,10 @@ impl<'de> Deserialize<'de> for ChunkList {
                     l.try_push(&e.index, 0, e.data, e.filter_mask)
                         .map_err(A::Error::custom)?;
                 }
+                // A full grid read back keeps only its shape, as the reader's table did.
+                if let Some(r) = l.rank {
+                    l.index.compact(r);
+                }
                 Ok(l)
             }
         }
