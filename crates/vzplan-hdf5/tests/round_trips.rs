@@ -50,6 +50,7 @@ fn rounds(name: &str) -> (u64, usize) {
         first_read: 2048,
         whole_file: 0,
         max_bytes: 64 << 20,
+        direct_batches: false,
     };
     let cached = CachedReader::new(r.clone(), cfg);
     let l = vzplan_hdf5::read_layout(&cached).unwrap();

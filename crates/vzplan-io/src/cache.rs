@@ -18,6 +18,11 @@ pub struct CacheConfig {
     pub whole_file: u64,
     /// Cached bytes above which the cache is emptied (metadata only, so rarely reached).
     pub max_bytes: u64,
+    /// Batches ([`RangeRead::read_many`]: a level of a chunk index) read range by range as
+    /// asked, past the blocks, after the first read: each node costs one copy of its own bytes
+    /// where blocks would round it up to pages it shares with chunk data. For local files only;
+    /// on object storage the blocks save requests.
+    pub direct_batches: bool,
 }
 
 impl Default for CacheConfig {
@@ -28,6 +33,7 @@ impl Default for CacheConfig {
             first_read: 512 * 1024,
             whole_file: 0,
             max_bytes: 256 * 1024 * 1024,
+            direct_batches: false,
         }
     }
 }
@@ -43,6 +49,7 @@ impl CacheConfig {
             first_read: 16 * 1024,
             whole_file: 64 * 1024,
             max_bytes: 256 * 1024 * 1024,
+            direct_batches: true,
         }
     }
 }
@@ -234,6 +241,34 @@ impl CachedReader {
         }
     }
 
+    /// [`CacheConfig::direct_batches`]: ranges the cache holds copied from it, the others read
+    /// exactly as asked, in one batch, and not cached.
+    fn read_direct(&self, cache: &Cache, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
+        let size = self.inner.size();
+        for &(o, l) in ranges {
+            check_range(self.url(), size, o, l)?;
+        }
+        let cached = |o: u64, l: u64| self.blocks_of(o, l).all(|b| cache.map.contains_key(&b));
+        let missing: Vec<(u64, u64)> = ranges
+            .iter()
+            .copied()
+            .filter(|&(o, l)| !cached(o, l))
+            .collect();
+        let mut read = self.inner.read_many(&missing)?.into_iter();
+        ranges
+            .iter()
+            .map(|&(o, l)| match cached(o, l) {
+                true => self.copy_out(cache, o, l),
+                false => read.next().ok_or_else(|| IoError::PastEnd {
+                    url: self.url().to_string(),
+                    offset: o,
+                    len: l,
+                    size,
+                }),
+            })
+            .collect()
+    }
+
     fn blocks_of(&self, offset: u64, len: u64) -> std::ops::Range<u64> {
         let bs = self.cfg.block_size;
         offset / bs..(offset + len).div_ceil(bs)
@@ -259,6 +294,9 @@ impl RangeRead for CachedReader {
     }
     fn read_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
         let mut cache = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        if self.cfg.direct_batches && cache.first_done {
+            return self.read_direct(&cache, ranges);
+        }
         self.ensure(&mut cache, ranges)?;
         ranges
             .iter()

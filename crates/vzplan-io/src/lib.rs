@@ -7,7 +7,7 @@
 //! where metadata usually lives, and coalescing of batched reads ([`RangeRead::read_many`]), which is
 //! what keeps a netCDF-4 file at a handful of requests on object storage. Local files get a small
 //! cache instead ([`CacheConfig::local`]: 4 KiB blocks, a 16 KiB first read, files of up to 64 KiB
-//! in one read): a `pread` costs a
+//! in one read, batches read as asked): a `pread` costs a
 //! system call, not a round trip, so reading 640 KiB to save two of them is a loss (issue 13).
 //!
 //! Backends: [`LocalFile`] (`pread`), [`ObjectReader`] (S3, GCS, Azure, HTTP through `object_store`,
@@ -437,6 +437,7 @@ mod tests {
             first_read,
             whole_file: 0,
             max_bytes,
+            direct_batches: false,
         }
     }
 
@@ -636,11 +637,22 @@ mod tests {
                 &data[1_000_000..1_000_010]
             );
             assert_eq!((r.stats().requests, r.stats().bytes), (2, 20 * 1024));
-            // Two adjacent missing blocks and a cached one: one request, served across blocks.
+            // A batch (an index level): the cached range copied, the other read as asked, its
+            // 5000 bytes only rather than the two 4 KiB blocks around them, and not cached.
             let got = r.read_many(&[(40_000, 5000), (8000, 10)]).unwrap();
             assert_eq!(got[0], &data[40_000..45_000]);
             assert_eq!(got[1], &data[8000..8010]);
-            assert_eq!((r.stats().requests, r.stats().bytes), (3, 28 * 1024));
+            assert_eq!((r.stats().requests, r.stats().bytes), (3, 20 * 1024 + 5000));
+            let again = r.read_many(&[(40_000, 5000)]).unwrap();
+            assert_eq!(again[0], &data[40_000..45_000]);
+            assert_eq!(
+                (r.stats().requests, r.stats().bytes),
+                (4, 20 * 1024 + 10_000)
+            );
+            assert!(matches!(
+                r.read_many(&[(8000, 10), (1_999_999, 2)]),
+                Err(IoError::PastEnd { .. })
+            ));
             assert!(matches!(
                 r.read_at(1_999_999, 2),
                 Err(IoError::PastEnd { .. })
