@@ -242,29 +242,58 @@ impl CachedReader {
     }
 
     /// [`CacheConfig::direct_batches`]: ranges the cache holds copied from it, the others read
-    /// exactly as asked, in one batch, and not cached.
+    /// as asked (those less than a block apart in one read, so that many small neighbouring
+    /// ranges stay a few reads), in one batch, and not cached.
     fn read_direct(&self, cache: &Cache, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
         let size = self.inner.size();
         for &(o, l) in ranges {
             check_range(self.url(), size, o, l)?;
         }
         let cached = |o: u64, l: u64| self.blocks_of(o, l).all(|b| cache.map.contains_key(&b));
-        let missing: Vec<(u64, u64)> = ranges
-            .iter()
-            .copied()
-            .filter(|&(o, l)| !cached(o, l))
+        let mut missing: Vec<usize> = (0..ranges.len())
+            .filter(|&i| !cached(ranges[i].0, ranges[i].1))
             .collect();
-        let mut read = self.inner.read_many(&missing)?.into_iter();
-        ranges
-            .iter()
-            .map(|&(o, l)| match cached(o, l) {
-                true => self.copy_out(cache, o, l),
-                false => read.next().ok_or_else(|| IoError::PastEnd {
-                    url: self.url().to_string(),
-                    offset: o,
-                    len: l,
-                    size,
-                }),
+        missing.sort_unstable_by_key(|&i| ranges[i].0);
+        // Spans (start, end) of the missing ranges merged across gaps under a block, and the
+        // span each range is in.
+        let mut spans: Vec<(u64, u64)> = Vec::new();
+        let mut span_of = vec![usize::MAX; ranges.len()];
+        for &i in &missing {
+            let (o, l) = ranges[i];
+            match spans.last_mut() {
+                Some((_, end)) if o <= end.saturating_add(self.cfg.block_size) => {
+                    *end = (*end).max(o + l)
+                }
+                _ => spans.push((o, o + l)),
+            }
+            span_of[i] = spans.len() - 1;
+        }
+        let asks: Vec<(u64, u64)> = spans.iter().map(|&(s, e)| (s, e - s)).collect();
+        let mut read = self.inner.read_many(&asks)?;
+        let mut shared = vec![0u32; spans.len()];
+        for &i in &missing {
+            shared[span_of[i]] += 1;
+        }
+        let past_end = |o, l| IoError::PastEnd {
+            url: self.url().to_string(),
+            offset: o,
+            len: l,
+            size,
+        };
+        (0..ranges.len())
+            .map(|i| {
+                let (o, l) = ranges[i];
+                let Some(&(s, _)) = spans.get(span_of[i]) else {
+                    return self.copy_out(cache, o, l);
+                };
+                let lo = (o - s) as usize;
+                let buf = read.get_mut(span_of[i]).ok_or_else(|| past_end(o, l))?;
+                if shared[span_of[i]] == 1 && lo == 0 && buf.len() as u64 == l {
+                    return Ok(std::mem::take(buf)); // a span of its own: no copy
+                }
+                buf.get(lo..lo + l as usize)
+                    .map(<[u8]>::to_vec)
+                    .ok_or_else(|| past_end(o, l))
             })
             .collect()
     }
