@@ -16,9 +16,12 @@
 //! ```
 
 mod extend;
+mod lengths;
 mod serde_form;
 
 pub use extend::Move;
+pub use lengths::LengthColumn;
+use lengths::Lengths;
 
 use crate::keys::{KeyColumn, KeyRef, Keys};
 use crate::{ChunkData, ChunkEntry};
@@ -71,7 +74,7 @@ pub struct PlainColumns<'a> {
     /// One per entry, or empty when every entry is from source 0.
     pub source: &'a [u32],
     pub offset: &'a [u64],
-    pub length: &'a [u64],
+    pub length: LengthColumn<'a>,
 }
 
 /// Chunk entries as columns; see the module docs.
@@ -84,7 +87,7 @@ pub struct ChunkList {
     /// Empty while every entry is from source 0.
     source: Vec<u32>,
     offset: Vec<u64>,
-    length: Vec<u64>,
+    length: Lengths,
     inline: BTreeMap<usize, Vec<u8>>,
     mask: BTreeMap<usize, u32>,
     /// Entries [`ChunkList::push`] refused for their rank.
@@ -188,7 +191,7 @@ impl ChunkList {
             rank: Some(rank),
             index,
             offset: ranges.iter().map(|r| r.0).collect(),
-            length: ranges.iter().map(|r| r.1).collect(),
+            length: Lengths::of(ranges.iter().map(|r| r.1)),
             ..Self::default()
         })
     }
@@ -259,7 +262,7 @@ impl ChunkList {
             index,
             source: &self.source,
             offset: &self.offset,
-            length: &self.length,
+            length: self.length.column(),
         })
     }
 
@@ -267,10 +270,7 @@ impl ChunkList {
     /// it: one pass over the columns (inline entries hold no range and pass).
     pub fn first_range_past(&self, size: u64) -> Option<usize> {
         let limit = if size > 0 { size } else { u64::MAX };
-        self.offset
-            .iter()
-            .zip(&self.length)
-            .position(|(&o, &l)| o.checked_add(l).is_none_or(|end| end > limit))
+        self.length.first_end_past(&self.offset, limit)
     }
 
     /// Whether every entry is a plain range: no inline bytes, no filter mask.
@@ -286,7 +286,7 @@ impl ChunkList {
     /// The entry at `i`.
     #[inline]
     pub fn get(&self, i: usize) -> Option<Chunk<'_>> {
-        let (&offset, &length) = (self.offset.get(i)?, self.length.get(i)?);
+        let (&offset, length) = (self.offset.get(i)?, self.length.get(i)?);
         let r = self.rank.unwrap_or(0);
         // The side maps are empty for nearly every list: skip their lookups then.
         let inline = (!self.inline.is_empty())
@@ -333,7 +333,7 @@ impl ChunkList {
     pub fn set_inline(&mut self, i: usize, bytes: Vec<u8>) {
         if i < self.len() {
             self.offset[i] = 0;
-            self.length[i] = 0;
+            self.length.clear(i);
             self.inline.insert(i, bytes);
         }
     }

@@ -15,7 +15,7 @@ pub mod grid;
 mod keys;
 pub mod layout;
 
-pub use chunks::{Chunk, ChunkList, DataRef, Move, PlainColumns, RankMismatch};
+pub use chunks::{Chunk, ChunkList, DataRef, LengthColumn, Move, PlainColumns, RankMismatch};
 pub use codecs::CodecId;
 pub use dtype::{DType, Endian, Kind};
 pub use grid::{edges_from_json, edges_to_json, AxisEdges, GridError};

@@ -26,7 +26,7 @@ use base64::Engine;
 use refbuf::{RefBuf, MAX_DIGITS};
 use std::io::{self, Write};
 use std::path::Path;
-use vzplan_core::{ChunkList, DataRef, KeyColumn, PlainColumns};
+use vzplan_core::{ChunkList, DataRef, KeyColumn, LengthColumn, PlainColumns};
 use vzplan_plan::{ArrayPlan, Plan};
 
 #[derive(Debug, thiserror::Error)]
@@ -228,12 +228,16 @@ impl Pieces<'_> {
         w: &mut dyn Write,
         mut key: impl FnMut(&mut RefBuf),
     ) -> io::Result<()> {
-        for (i, (&offset, &length)) in c.offset.iter().zip(c.length).enumerate() {
+        for (i, &offset) in c.offset.iter().enumerate() {
+            let length = match c.length {
+                LengthColumn::Narrow(l) => l.get(i).map(|&x| u64::from(x)),
+                LengthColumn::Wide(l) => l.get(i).copied(),
+            };
             let mid = self.mid(c.source.get(i).map_or(0, |&s| s as usize))?;
             buf.room(self.ref_room);
             buf.bytes(self.head);
             key(buf);
-            buf.range(mid, offset, length);
+            buf.range(mid, offset, length.unwrap_or(0));
             buf.flush_full(w)?;
         }
         Ok(())

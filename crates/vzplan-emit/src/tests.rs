@@ -1,6 +1,8 @@
 use super::*;
 use serde_json::{json, Value};
-use vzplan_core::{AxisEdges, ChunkData, ChunkList, Codec, DType, Endian, Kind};
+use vzplan_core::{
+    AxisEdges, ChunkData, ChunkList, Codec, DType, Endian, KeyColumn, Kind, LengthColumn,
+};
 use vzplan_plan::SourceRef;
 
 /// A chunk list of (key, source, data).
@@ -292,4 +294,35 @@ fn atomic_write_errors_name_the_target_never_the_temp_file() {
         temps(&missing.display().to_string()),
         "{e}"
     );
+}
+
+/// The column path (a full grid's counted keys, a length past `u32`) writes the bytes the
+/// entry-by-entry path writes for the same entries.
+#[test]
+fn plain_columns_write_what_entries_write() {
+    let big = u64::from(u32::MAX) + 7;
+    let ranges = [(10, 20), (30, big), (40, 5), (50, 6)];
+    let grid = ChunkList::from_ranges(2, vec![0, 0, 0, 1, 1, 0, 1, 1], &ranges).unwrap();
+    let cols = grid.plain_columns().map(|c| (c.index, c.length));
+    assert!(matches!(
+        cols,
+        Some((KeyColumn::Grid(_), LengthColumn::Wide(_)))
+    ));
+    let mut masked = grid.clone();
+    masked.set_filter_mask(3, 1); // not written to refs.json, but not plain
+    assert!(masked.plain_columns().is_none());
+    let write = |c: ChunkList| {
+        let mut p = plan();
+        p.arrays[0].chunks = c;
+        let mut b = Vec::new();
+        write_refs(&p, &mut b).unwrap();
+        String::from_utf8(b).unwrap()
+    };
+    let (a, b) = (write(grid), write(masked));
+    assert_eq!(a, b);
+    assert!(
+        a.contains(&format!("\"tas/c/0/1\":[\"{{{{u0}}}}\",30,{big}]")),
+        "{a}"
+    );
+    assert!(a.contains("\"tas/c/1/1\":[\"{{u0}}\",50,6]"), "{a}");
 }

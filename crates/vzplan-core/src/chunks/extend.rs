@@ -69,7 +69,7 @@ impl ChunkList {
             if let Some(x) = key.get_mut(m.axis + usize::from(m.lead.is_some())) {
                 *x = x.saturating_add(m.shift);
             }
-            let (offset, length) = (other.offset[i], other.length[i]);
+            let (offset, length) = (other.offset[i], other.length.get(i).unwrap_or(0));
             self.push(&key, m.source, ChunkData::Ref { offset, length }, 0);
         }
     }
@@ -105,7 +105,7 @@ impl ChunkList {
         }
         if all {
             self.offset.extend_from_slice(&other.offset);
-            self.length.extend_from_slice(&other.length);
+            self.length.extend(&other.length);
         }
         let source = u32::try_from(m.source).unwrap_or(u32::MAX);
         if source != 0 || !self.source.is_empty() {
@@ -158,7 +158,7 @@ impl ChunkList {
                 false => x,
             }));
             self.offset.push(other.offset[i]);
-            self.length.push(other.length[i]);
+            self.length.push(other.length.get(i).unwrap_or(0));
         }
         true
     }
