@@ -23,10 +23,16 @@ pub enum KeyRef<'a> {
     },
 }
 
+/// The number of indexes in a grid of `shape` (saturating: a shape only a hand-built key could
+/// hold, never a list's, since a list's grid has as many entries as its offsets).
+fn extent(shape: &[u64]) -> u64 {
+    shape.iter().fold(1u64, |p, &x| p.saturating_mul(x))
+}
+
 /// The number along axis `i` of entry `pos` of a full C-order grid (`None` past the rank).
 fn unravel(shape: &[u64], pos: u64, i: usize) -> Option<u64> {
     let n = *shape.get(i)?;
-    let stride: u64 = shape[i + 1..].iter().product();
+    let stride = extent(&shape[i + 1..]);
     Some((pos / stride.max(1)) % n.max(1))
 }
 
@@ -79,7 +85,7 @@ impl<'a> KeyRef<'a> {
                 shape,
                 pos,
                 axis: 0,
-                stride: shape.iter().skip(1).product(),
+                stride: extent(shape.get(1..).unwrap_or_default()),
             },
         }
     }
@@ -165,7 +171,10 @@ impl Ord for KeyRef<'_> {
         match (self, other) {
             (KeyRef::Narrow(a), KeyRef::Narrow(b)) => a.cmp(b),
             (KeyRef::Wide(a), KeyRef::Wide(b)) => a.cmp(b),
-            (KeyRef::Grid { shape: s, pos: a }, KeyRef::Grid { shape: t, pos: b }) if s == t => {
+            // Positions inside one grid compare as their indexes do (a list's always are).
+            (KeyRef::Grid { shape: s, pos: a }, KeyRef::Grid { shape: t, pos: b })
+                if s == t && (*a).max(*b) < extent(s) =>
+            {
                 a.cmp(b)
             }
             _ => self.iter().cmp(other.iter()),
@@ -328,18 +337,23 @@ impl Keys {
         let Keys::Grid(shape) = self else {
             return;
         };
-        let n: u64 = shape.iter().product();
+        let n = extent(shape);
         let mut key = vec![0u64; shape.len()];
-        let narrow = shape.iter().all(|&x| x <= u64::from(u32::MAX) + 1);
-        let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0) * shape.len());
+        let room = usize::try_from(n).unwrap_or(0).saturating_mul(shape.len());
+        // Written straight into the column it ends as: no wide copy to narrow afterwards.
+        let mut out = match shape.iter().all(|&x| x <= u64::from(u32::MAX) + 1) {
+            true => Keys::Narrow(Vec::with_capacity(room)),
+            false => Keys::Wide(Vec::with_capacity(room)),
+        };
         for _ in 0..n {
-            out.extend_from_slice(&key);
+            match &mut out {
+                Keys::Narrow(v) => v.extend(key.iter().map(|&x| x as u32)),
+                Keys::Wide(v) => v.extend_from_slice(&key),
+                Keys::Grid(_) => {}
+            }
             step(&mut key, shape);
         }
-        *self = match narrow {
-            true => Keys::Narrow(out.iter().map(|&x| x as u32).collect()),
-            false => Keys::Wide(out),
-        };
+        *self = out;
     }
 
     pub(crate) fn reserve(&mut self, n: usize) {
@@ -414,6 +428,34 @@ mod tests {
         let wide = [1u64, 3];
         assert!(KeyRef::Narrow(&narrow) < KeyRef::Wide(&wide));
         assert_eq!(format!("{:?}", KeyRef::Narrow(&narrow)), "[1, 2]");
+    }
+
+    /// Grid keys order as their numbers do, against other shapes and columns, and a key out
+    /// of its grid or with an overflowing shape compares and iterates without a panic.
+    #[test]
+    fn grid_keys_compare_like_their_numbers() {
+        let (s, t, w) = ([2u64, 3], [3u64, 2], [1u64, 0]);
+        for p in 0..8 {
+            for q in 0..8 {
+                let (a, b) = (
+                    KeyRef::Grid { shape: &s, pos: p },
+                    KeyRef::Grid { shape: &t, pos: q },
+                );
+                let c = KeyRef::Grid { shape: &s, pos: q };
+                assert_eq!(a.cmp(&b), a.to_vec().cmp(&b.to_vec()));
+                assert_eq!(a.cmp(&c), a.to_vec().cmp(&c.to_vec()), "{p} {q}");
+                assert_eq!(a.cmp(&KeyRef::Wide(&w)), a.to_vec().as_slice().cmp(&w[..]));
+                let mut it = a.iter();
+                it.next();
+                assert_eq!(it.size_hint(), (1, Some(1)));
+            }
+        }
+        let huge = [1, u64::MAX, 3];
+        let k = KeyRef::Grid {
+            shape: &huge,
+            pos: 5,
+        };
+        assert_eq!((k.to_vec().len(), k.get(2)), (3, Some(2)));
     }
 
     #[test]

@@ -242,7 +242,7 @@ impl CachedReader {
     }
 
     /// [`CacheConfig::direct_batches`]: ranges the cache holds copied from it, the others read
-    /// as asked (those less than a block apart in one read, so that many small neighbouring
+    /// as asked (those at most a block apart in one read, so that many small neighbouring
     /// ranges stay a few reads), in one batch, and not cached.
     fn read_direct(&self, cache: &Cache, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
         let size = self.inner.size();

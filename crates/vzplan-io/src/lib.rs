@@ -653,7 +653,7 @@ mod tests {
                 r.read_many(&[(8000, 10), (1_999_999, 2)]),
                 Err(IoError::PastEnd { .. })
             ));
-            // Small ranges under a block apart (a netCDF classic coordinate in records): one
+            // Small ranges at most a block apart (a netCDF classic coordinate in records): one
             // read for the three, whatever their order; a far one on its own.
             let asks = [(100_400, 8), (300_000, 4), (100_000, 8), (100_200, 8)];
             let got = r.read_many(&asks).unwrap();
