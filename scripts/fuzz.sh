@@ -54,6 +54,11 @@ for d in testdata/collections/*/ testdata/mosaic/*/; do
   join_files "$corpus/pipeline/$name" "${files[@]}"
 done
 join_files "$corpus/pipeline/nc3_series" testdata/netcdf3/series_*.nc
+# Both chunk-table forms: columns (what scan writes now) and the entry objects of older lines.
+for form in columns entries; do
+  python3 scripts/gen_layouts.py --files 3 --chunks 4 --ny 2 --nx 3 --form $form \
+    -o "$corpus/layouts/gen_$form.jsonl"
+done
 
 found=0
 for t in "${targets[@]}"; do

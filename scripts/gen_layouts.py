@@ -17,15 +17,27 @@ import struct
 import sys
 
 
-def layout(i, chunks, ny, nx):
+def table(index, offsets, lengths, form):
+    """A chunk table's entries as `vzplan scan` writes them (columns), or as older lines did."""
+    if form == "entries":
+        return [{"index": k, "data": {"ref": {"offset": o, "length": n}}}
+                for k, o, n in zip(index, offsets, lengths)]
+    # Every chunk of the grid once, in C order: the index is the grid's shape.
+    return {"index": {"grid": [len(index)] + [1] * (len(index[0]) - 1)},
+            "offset": offsets, "length": lengths}
+
+
+def layout(i, chunks, ny, nx, form="columns"):
     time = struct.pack(f"<{chunks}d", *range(chunks))
     f4 = {"kind": "float", "size": 4, "endian": "little"}
-    entries = []
+    offsets, lengths = [], []
     offset = 8192
     for t in range(chunks):
         length = 600 + (t * 37 + i) % 200
-        entries.append({"index": [t, 0, 0], "data": {"ref": {"offset": offset, "length": length}}})
+        offsets.append(offset)
+        lengths.append(length)
         offset += length
+    entries = table([[t, 0, 0] for t in range(chunks)], offsets, lengths, form)
     return {
         "url": f"file:///synthetic/tas_{i:06d}.nc",
         "size": offset,
@@ -37,7 +49,7 @@ def layout(i, chunks, ny, nx):
              "dtype": {"kind": "float", "size": 8, "endian": "little"},
              "attrs": {"units": "days since 2000-01-01", "calendar": "noleap"},
              "codecs": [], "chunks": {"block": [chunks], "edges": "padded", "splittable": False,
-                                      "entries": [{"index": [0], "data": {"ref": {"offset": 4096, "length": 8 * chunks}}}]},
+                                      "entries": table([[0]], [4096], [8 * chunks], form)},
              "values": base64.b64encode(time).decode()},
             {"path": "tas", "dims": [{"name": "time", "unlimited": True}, {"name": "lat"}, {"name": "lon"}],
              "shape": [chunks, ny, nx], "dtype": f4,
@@ -56,11 +68,13 @@ def main():
     ap.add_argument("--chunks", type=int, default=1000, help="chunks of `tas` per file")
     ap.add_argument("--ny", type=int, default=10)
     ap.add_argument("--nx", type=int, default=20)
+    ap.add_argument("--form", choices=["columns", "entries"], default="columns",
+                    help="chunk tables as columns (what `vzplan scan` writes) or as entry objects (older lines)")
     ap.add_argument("-o", "--out", required=True)
     a = ap.parse_args()
     with open(a.out, "w") as f:
         for i in range(a.files):
-            f.write(json.dumps(layout(i, a.chunks, a.ny, a.nx), separators=(",", ":")))
+            f.write(json.dumps(layout(i, a.chunks, a.ny, a.nx, a.form), separators=(",", ":")))
             f.write("\n")
 
 

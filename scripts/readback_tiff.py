@@ -92,14 +92,25 @@ def zarr_json(a: dict) -> dict:
     }
 
 
+def ranges(entries) -> list:
+    """(index, offset, length) per chunk of a layout line's table: its columns (the index a grid's
+    shape in C order, or one list per chunk), or the entry objects of older lines."""
+    if isinstance(entries, list):
+        return [(e["index"], e["data"]["ref"]["offset"], e["data"]["ref"]["length"]) for e in entries]
+    if entries.get("inline"):
+        raise ValueError("a TIFF table with inline bytes")
+    index = entries["index"]
+    keys = np.ndindex(*index["grid"]) if isinstance(index, dict) else index
+    return list(zip(keys, entries["offset"], entries["length"]))
+
+
 def refs_for(layout: dict, path: str) -> dict:
     refs = {"zarr.json": json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {}})}
     for a in layout["arrays"]:
         refs[f"{a['path']}/zarr.json"] = json.dumps(zarr_json(a))
-        for e in a["chunks"]["entries"]:
-            key = f"{a['path']}/c/" + "/".join(str(i) for i in e["index"])
-            ref = e["data"]["ref"]
-            refs[key] = [path, ref["offset"], ref["length"]]
+        for index, offset, length in ranges(a["chunks"]["entries"]):
+            key = f"{a['path']}/c/" + "/".join(str(i) for i in index)
+            refs[key] = [path, offset, length]
     return {"version": 1, "refs": refs}
 
 

@@ -279,6 +279,18 @@ impl Keys {
         Some(Keys::Grid(shape))
     }
 
+    /// The column of `index` (`rank` numbers per entry): a full grid in C order as its shape,
+    /// else `u32` numbers while every one fits.
+    pub(crate) fn of_column(index: Vec<u64>, rank: usize) -> Keys {
+        match Keys::grid_of(&index, rank) {
+            Some(grid) => grid,
+            None if index.iter().all(|&x| u32::try_from(x).is_ok()) => {
+                Keys::Narrow(index.iter().map(|&x| x as u32).collect())
+            }
+            None => Keys::Wide(index),
+        }
+    }
+
     /// A column that holds a full grid in C order, as [`Keys::Grid`] (its memory freed).
     pub(crate) fn compact(&mut self, rank: usize) {
         let grid = match self {

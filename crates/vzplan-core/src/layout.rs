@@ -350,7 +350,7 @@ impl ArrayLayout {
     }
 }
 
-mod b64 {
+pub(crate) mod b64 {
     use base64::Engine;
     use serde::{Deserialize, Deserializer, Serializer};
     pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {

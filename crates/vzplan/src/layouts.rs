@@ -37,11 +37,14 @@ pub fn write(scanned: &[Scanned], dest: &str, io: &IoOptions) -> Result<usize, E
     Ok(failed)
 }
 
-/// The longest layout line read. A line is one file's layout; its chunk table costs ~69 bytes per
-/// chunk (`{"index":[i,j,k],"data":{"offset":…,"size":…}}`), so 32 MiB holds about 480 000 chunks
-/// of one file (such a line plans in 85 MB), where the largest file measured here (40 MB, 10 000
-/// chunks) makes a 0.7 MB line. A longer line is left out by name (file and line number) without
-/// being kept, and the other lines are read.
+/// The longest layout line read. A line is one file's layout; its chunk table costs ~16–22 bytes per
+/// chunk as columns (an offset and a length; the index too unless the table is a full grid), so
+/// 32 MiB holds about 1.5 million chunks of one file (a line of 1.25 M chunks and 10 MB of inline
+/// coordinate plans in 74 MB), and ~69 bytes per chunk in the entry objects of older lines
+/// (480 000 chunks). A 3,072-chunk netCDF-4 file of the benchmarks makes a 67 KB line (238 KB as
+/// entry objects).
+/// A longer line is left out by name (file and line number) without being kept, and the other
+/// lines are read.
 pub const MAX_LINE: usize = 32 << 20;
 
 /// A file that failed when it was scanned (borrowed from the line unless it has escapes).

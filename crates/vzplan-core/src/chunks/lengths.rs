@@ -66,6 +66,13 @@ impl Lengths {
         }
     }
 
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Lengths::Narrow(v) => v.len(),
+            Lengths::Wide(v) => v.len(),
+        }
+    }
+
     #[inline]
     pub(crate) fn get(&self, i: usize) -> Option<u64> {
         match self {
