@@ -298,9 +298,15 @@ impl CachedReader {
             .collect()
     }
 
+    /// The blocks `[offset, offset + len)` touches: none for an empty range (which needs no
+    /// read, wherever it starts).
     fn blocks_of(&self, offset: u64, len: u64) -> std::ops::Range<u64> {
         let bs = self.cfg.block_size;
-        offset / bs..(offset + len).div_ceil(bs)
+        let start = offset / bs;
+        match len {
+            0 => start..start,
+            _ => start..(offset + len).div_ceil(bs),
+        }
     }
 }
 

@@ -664,10 +664,24 @@ mod tests {
                 (r.stats().requests, r.stats().bytes),
                 (6, 20 * 1024 + 10_412)
             );
-            assert!(matches!(
-                r.read_at(1_999_999, 2),
-                Err(IoError::PastEnd { .. })
-            ));
+            let past = r.read_at(1_999_999, 2).unwrap_err();
+            assert!(matches!(past, IoError::PastEnd { .. }));
+            let says = past.to_string();
+            assert!(says.contains("read of 2 bytes at offset 1999999 runs past the end"));
+            assert!(says.ends_with("(2000000 bytes)"), "{says}");
+            // Repeated and empty ranges in a batch: each gets its bytes, the repeats share one
+            // read, and an empty range reads nothing wherever it starts (cached or not).
+            let asks = [(700_000, 16), (500_001, 0), (700_000, 16), (12, 0)];
+            let got = r.read_many(&asks).unwrap();
+            assert_eq!(got[0], &data[700_000..700_016]);
+            assert_eq!(got[2], got[0]);
+            assert!(got[1].is_empty() && got[3].is_empty());
+            assert_eq!(
+                (r.stats().requests, r.stats().bytes),
+                (7, 20 * 1024 + 10_428)
+            );
+            assert!(r.read_at(900_001, 0).unwrap().is_empty());
+            assert_eq!(r.stats().requests, 7);
         }
         // Object storage keeps its large first read and blocks: requests cost more than bytes.
         assert_eq!(opts.cache.first_read, 512 * 1024);

@@ -219,6 +219,8 @@ mod tests {
                 vec![along(&[2, 3], 0), (vec![3, 3], None, 0, 2, vec![2, 3])],
                 false,
             ),
+            // Stacked after a lead and moved along the file's first axis: starts past 0.
+            (vec![(vec![2, 3], Some(0), 0, 1, vec![2, 3])], false),
         ];
         for (steps, stays) in cases {
             let rank = steps[0].0.len() + usize::from(steps[0].1.is_some());
