@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 import vzplan
-from conftest import CASES, COLLECTIONS, case_files, case_inputs, case_kwargs
+from conftest import CASES, COLLECTIONS, ROOT, case_files, case_inputs, case_kwargs
 
 def cli_args(case):
     return [str(a) for a in case.get("args") or []]
@@ -101,6 +101,42 @@ def test_scan_is_the_cli_scan_line(cli, tmp_path):
     assert vzplan.scan(f) == json.loads(out.read_text())
     with pytest.raises(vzplan.VzplanError):
         vzplan.scan(str(COLLECTIONS / "bad/not_netcdf.nc"))
+
+
+def test_scan_chunk_columns_are_the_chunks_h5py_lists():
+    """The chunk columns of `vzplan.scan()` (a grid's shape or one index per chunk, offsets,
+    lengths, masks aside) name the chunks h5py lists, under every HDF5 chunk index: its
+    `get_chunk_info` live, and the fixture's oracle table (matched by content where HDF5's chunk
+    info APIs get a swizzled index wrong, `chunk_iter_agrees: false`)."""
+    import h5py
+    import numpy as np
+
+    files = sorted((ROOT / "testdata" / "hdf5" / "chunks").glob("*.h5"))
+    assert len(files) > 20
+    for f in files:
+        oracle = json.loads(f.with_name(f.name + ".oracle.json").read_text())
+        (a,) = [a for a in vzplan.scan(str(f))["arrays"] if a["path"] == "x"]
+        e = a["chunks"]["entries"]
+        index = e["index"]
+        keys = np.ndindex(*index["grid"]) if isinstance(index, dict) else map(tuple, index)
+        masks = dict(e.get("filter_mask", []))
+        got = {tuple(k): (o, n, masks.get(i, 0))
+               for i, (k, o, n) in enumerate(zip(keys, e["offset"], e["length"]))}
+        assert not e.get("inline")
+        # The oracle's keys are element offsets, as h5py gives them.
+        block = oracle["chunks"] or oracle["shape"]
+        want = {tuple(x // b for x, b in zip(k, block)): (o, n, m)
+                for k, o, n, m in oracle["chunk_list"]}
+        assert got == want, f.name
+        if oracle["chunk_iter_agrees"]:
+            with h5py.File(f, "r") as h:
+                d = h["x"]
+                live = {}
+                for i in range(d.id.get_num_chunks()):
+                    c = d.id.get_chunk_info(i)
+                    key = tuple(x // b for x, b in zip(c.chunk_offset, d.chunks or d.shape))
+                    live[key] = (c.byte_offset, c.size, c.filter_mask)
+            assert got == live, f.name
 
 
 def test_scan_with_an_executor_builds_the_same_refs(tmp_path):

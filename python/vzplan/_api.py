@@ -246,6 +246,12 @@ def scan(path: str | os.PathLike[str], **opts: Any) -> dict[str, Any]:
     :class:`VzplanError` if the file cannot be read. Scan options only (``chunk_bytes``, the
     object-storage options, ``storage_options``).
 
+    Each array's chunk table (``layout["arrays"][i]["chunks"]["entries"]``) is columns:
+    ``{"index": {"grid": shape} | [[i, j, ...], ...], "offset": [...], "length": [...]}``; with
+    ``{"grid": shape}`` chunk ``k`` is at ``numpy.unravel_index(k, shape)``. Inline bytes and
+    non-zero HDF5 filter masks, if any, are listed aside as ``[position, value]`` pairs
+    (``"inline"``, ``"filter_mask"``).
+
     Fan out with any executor, then build from the layouts::
 
         with concurrent.futures.ProcessPoolExecutor() as ex:
