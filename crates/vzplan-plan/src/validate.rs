@@ -22,7 +22,9 @@ pub(crate) fn reject_invalid(l: &mut SourceLayout) {
     // Blocks outside the current extent (an HDF5 dataset shrunk after writing) are not part of
     // the array: dropped before anything looks at them.
     for a in &mut l.arrays {
-        if a.chunks.block.len() == a.shape.len() {
+        // Past MAX_RANK the array is rejected below anyway; dropping blocks first would rebuild
+        // every key, rank × count numbers, from a grid whose line holds only rank + count.
+        if a.chunks.block.len() == a.shape.len() && a.shape.len() <= MAX_RANK {
             let grid = a.chunks.grid_shape(&a.shape);
             // Looked for in the index column first: nearly every table has no such block.
             if !a.chunks.entries.all_below(&grid) {

@@ -58,8 +58,8 @@ impl Serialize for ChunkList {
             Keys::Wide(v) => Keys::grid_of(v, rank),
             Keys::Grid(_) => None,
         };
-        let grid = match (&self.index, &found) {
-            (Keys::Grid(g), _) | (_, Some(Keys::Grid(g))) => Some(g.as_slice()),
+        let grid = match found.as_ref().unwrap_or(&self.index) {
+            Keys::Grid(g) => Some(g.as_slice()),
             _ => None,
         };
         let (inline, mask) = (!self.inline.is_empty(), !self.mask.is_empty());
@@ -188,9 +188,24 @@ struct Columns {
     filter_mask: Vec<(usize, u32)>,
 }
 
+/// Side entries (`inline`, `filter_mask`) name positions inside the list, in increasing order
+/// (as written), so each is listed once whatever its value.
+fn positions<T>(what: &str, pairs: &[(usize, T)], len: usize) -> Result<(), String> {
+    let mut prev = None;
+    for &(i, _) in pairs {
+        if i >= len || prev.is_some_and(|p| i <= p) {
+            return Err(format!(
+                "{what} at position {i}: past the end, repeated or out of order"
+            ));
+        }
+        prev = Some(i);
+    }
+    Ok(())
+}
+
 impl Columns {
     /// The list, when the columns agree: as many indexes as offsets and lengths, side entries at
-    /// positions inside the list, each listed once.
+    /// increasing positions inside the list, inline entries without a byte range.
     fn into_list(self) -> Result<ChunkList, String> {
         let len = self.offset.len();
         if self.length.0.len() != len {
@@ -224,20 +239,19 @@ impl Columns {
             length: self.length.0,
             ..ChunkList::default()
         };
+        positions("inline bytes", &self.inline, len)?;
+        positions("a filter mask", &self.filter_mask, len)?;
         for (i, b) in self.inline {
-            if i >= len || l.inline.contains_key(&i) {
+            let range = (l.offset[i], l.length.get(i).unwrap_or(0));
+            if range != (0, 0) {
                 return Err(format!(
-                    "inline bytes at position {i}: past the end or repeated"
+                    "inline bytes at position {i} with the byte range {range:?}: an inline \
+                     chunk's offset and length are 0"
                 ));
             }
-            l.set_inline(i, b.0);
+            l.inline.insert(i, b.0);
         }
         for (i, m) in self.filter_mask {
-            if i >= len || l.mask.contains_key(&i) {
-                return Err(format!(
-                    "a filter mask at position {i}: past the end or repeated"
-                ));
-            }
             l.set_filter_mask(i, m);
         }
         Ok(l)
@@ -372,6 +386,23 @@ mod tests {
             (
                 r#"{"index":[[0]],"offset":[1],"length":[1],"source":[0]}"#,
                 "unknown field",
+            ),
+            // A repeat is refused whatever the mask's value, and out of order too.
+            (
+                r#"{"index":[[0]],"offset":[1],"length":[1],"filter_mask":[[0,0],[0,2]]}"#,
+                "repeated",
+            ),
+            (
+                r#"{"index":[[0],[1]],"offset":[1,2],"length":[1,1],"filter_mask":[[1,1],[0,1]]}"#,
+                "out of order",
+            ),
+            (
+                r#"{"index":[[0],[1]],"offset":[0,0],"length":[0,0],"inline":[[1,"AA=="],[0,"AA=="]]}"#,
+                "position 0",
+            ),
+            (
+                r#"{"index":{"grid":[1]},"offset":[5],"length":[7],"inline":[[0,"AA=="]]}"#,
+                "byte range (5, 7)",
             ),
             (r#"{"index":[[0]],"offset":[1]}"#, "missing field `length`"),
             (
