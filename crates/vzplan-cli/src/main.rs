@@ -10,6 +10,7 @@
 //! Argument parsing, progress and printing; the work is done by the `vzplan` library.
 //! Exit codes: 0 everything built; 1 error; 2 usage; 3 built, but something was left out.
 
+mod alloc;
 mod icechunk;
 mod info;
 mod io_args;
@@ -22,14 +23,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use vzplan::{Error, Inputs, Plan, PlanOptions, ScanOptions, Shard, Source};
 
-/// mimalloc (v2, no transparent huge pages) in place of glibc's malloc: a scan makes ~550
-/// allocations a small file, and glibc's free and consolidation were a third of its instructions.
-/// Measured (issue 13, README "Fifth round"): 1,000 small files −23 % CPU; 10 M refs from layouts
-/// the same CPU, 348 → 412 MiB. With huge pages (mimalloc's default) the 10 M build zeroed 2 MiB
-/// pages it barely used (+1 s of system time); v3 kept more (839 MiB). The library and the Python
-/// package leave the allocator to their host.
+/// mimalloc, reached through its plain entry points ([`alloc`]).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: alloc::MiMalloc = alloc::MiMalloc;
 
 #[derive(Parser)]
 #[command(
