@@ -11,30 +11,36 @@ use crate::heap::GlobalHeaps;
 use crate::messages::{self as m, Attribute, Datatype};
 use crate::ohdr::{self, ObjHeader};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// All attributes of an object, in creation order when known (compact storage keeps messages in
 /// creation order; dense storage is read through the creation-order index when there is one,
 /// else sorted by name). Attributes that cannot be decoded are skipped, not fatal.
-pub fn read_all(ctx: &Ctx, oh: &ObjHeader) -> Result<Vec<Attribute>> {
+pub fn read_all<'a>(ctx: &Ctx, oh: &'a ObjHeader) -> Result<Vec<Attribute<'a>>> {
     Ok(read_all_checked(ctx, oh)?.0)
 }
 
 /// [`read_all`], plus why each dense attribute that could not be read was left out (one
 /// unreadable attribute must not cost the object its other attributes, or a file its variables).
-pub fn read_all_checked(ctx: &Ctx, oh: &ObjHeader) -> Result<(Vec<Attribute>, Vec<String>)> {
+pub fn read_all_checked<'a>(
+    ctx: &Ctx,
+    oh: &'a ObjHeader,
+) -> Result<(Vec<Attribute<'a>>, Vec<String>)> {
     let mut out = Vec::with_capacity(oh.all(m::ATTRIBUTE).count());
     let mut failed = Vec::new();
     for msg in oh.all(m::ATTRIBUTE) {
-        let body = match ohdr::resolved(ctx, msg) {
-            Ok(b) => b,
+        let a = match ohdr::resolved(ctx, msg) {
+            Ok(Cow::Borrowed(body)) => m::attribute(ctx, body),
+            // Shared: the body was read from another header, so the attribute copies its values.
+            Ok(Cow::Owned(body)) => m::attribute(ctx, &body).map(Attribute::into_owned),
             Err(_) => continue,
         };
-        if let Ok(a) = m::attribute(ctx, &body) {
+        if let Ok(a) = a {
             out.push(a);
         }
     }
     if let Some(ai) = oh.first(m::ATTR_INFO) {
-        let info = m::attr_info(&mut ctx.cur(&ai.data))?;
+        let info = m::attr_info(&mut ctx.cur(ai.data))?;
         if !ctx.is_undef(info.heap) && !ctx.is_undef(info.name_btree) {
             match dense(ctx, &info, &mut failed) {
                 Ok(d) => out.extend(d),
@@ -45,7 +51,11 @@ pub fn read_all_checked(ctx: &Ctx, oh: &ObjHeader) -> Result<(Vec<Attribute>, Ve
     Ok((out, failed))
 }
 
-fn dense(ctx: &Ctx, info: &m::AttrInfo, failed: &mut Vec<String>) -> Result<Vec<Attribute>> {
+fn dense(
+    ctx: &Ctx,
+    info: &m::AttrInfo,
+    failed: &mut Vec<String>,
+) -> Result<Vec<Attribute<'static>>> {
     let heap = FractalHeap::open(ctx, info.heap)?;
     let by_order = info.corder_btree.filter(|a| !ctx.is_undef(*a));
     let (rtype, recs) = crate::idx::records(ctx, by_order.unwrap_or(info.name_btree))?;
@@ -71,7 +81,7 @@ fn dense(ctx: &Ctx, info: &m::AttrInfo, failed: &mut Vec<String>) -> Result<Vec<
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .unwrap_or(0);
         let body = match heap.get(ctx, id) {
-            Ok(b) => bytes::Bytes::from(b),
+            Ok(b) => b,
             Err(e) => {
                 let which = if by_order.is_some() {
                     format!("attribute number {corder} (creation order)")
@@ -83,7 +93,7 @@ fn dense(ctx: &Ctx, info: &m::AttrInfo, failed: &mut Vec<String>) -> Result<Vec<
             }
         };
         if let Ok(a) = m::attribute(ctx, &body) {
-            keyed.push((corder, a));
+            keyed.push((corder, a.into_owned()));
         }
     }
     if by_order.is_some() {

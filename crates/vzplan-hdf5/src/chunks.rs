@@ -93,7 +93,7 @@ pub fn index_start(ctx: &Ctx, oh: &crate::ohdr::ObjHeader) -> Option<(u64, u64)>
     let msg = oh.first(LAYOUT).filter(|m| !m.is_shared())?;
     let Ok(Layout::Chunked {
         index, addr, chunk, ..
-    }) = layout(&mut ctx.cur(&msg.data))
+    }) = layout(&mut ctx.cur(msg.data))
     else {
         return None;
     };

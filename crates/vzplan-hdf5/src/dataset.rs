@@ -92,12 +92,12 @@ fn kind(k: ProblemKind) -> impl Fn(String) -> Fail {
     move |s| Fail::Problem(k, s)
 }
 
-fn msg_body(
+fn msg_body<'a>(
     ctx: &Ctx,
-    oh: &ObjHeader,
+    oh: &'a ObjHeader,
     t: u16,
     what: &str,
-) -> std::result::Result<bytes::Bytes, Fail> {
+) -> std::result::Result<std::borrow::Cow<'a, [u8]>, Fail> {
     let msg = oh.first(t).ok_or_else(|| {
         Fail::Err(Error::malformed(format!(
             "dataset without a {what} message"

@@ -21,16 +21,16 @@ pub fn links(ctx: &Ctx, oh: &ObjHeader) -> Result<Vec<Link>> {
     let mut out = Vec::new();
     let mut by_corder = false;
     if let Some(st) = oh.first(m::SYMBOL_TABLE) {
-        let mut c = ctx.cur(&st.data);
+        let mut c = ctx.cur(st.data);
         let btree = c.offset()?;
         let heap = c.offset()?;
         out = symbol_table(ctx, btree, heap)?;
     }
     for msg in oh.all(m::LINK) {
-        out.push(m::link(&mut ctx.cur(&msg.data))?);
+        out.push(m::link(&mut ctx.cur(msg.data))?);
     }
     if let Some(li) = oh.first(m::LINK_INFO) {
-        let info = m::link_info(&mut ctx.cur(&li.data))?;
+        let info = m::link_info(&mut ctx.cur(li.data))?;
         by_corder = info.corder_tracked;
         if !ctx.is_undef(info.heap) && !ctx.is_undef(info.name_btree) {
             out.extend(dense(ctx, &info)?);

@@ -693,17 +693,27 @@ pub fn attr_info(c: &mut Cur) -> Result<AttrInfo> {
 
 /// IV.A.2.m Attribute: name, type, space and raw data.
 #[derive(Debug, Clone)]
-pub struct Attribute {
+pub struct Attribute<'a> {
     pub name: String,
     pub dtype: Datatype,
     /// The datatype's stored element size (for vlen types the size of the in-object element).
     pub elem_size: u32,
     pub space: Dataspace,
-    /// A view of the message body (no copy).
-    pub data: bytes::Bytes,
+    /// The values' bytes: borrowed from the message body where the header holds it.
+    pub data: std::borrow::Cow<'a, [u8]>,
 }
 
-pub fn attribute(ctx: &Ctx, body: &bytes::Bytes) -> Result<Attribute> {
+impl Attribute<'_> {
+    /// The attribute with its own copy of the values (of a body that does not outlive it).
+    pub fn into_owned(self) -> Attribute<'static> {
+        Attribute {
+            data: std::borrow::Cow::Owned(self.data.into_owned()),
+            ..self
+        }
+    }
+}
+
+pub fn attribute<'a>(ctx: &Ctx, body: &'a [u8]) -> Result<Attribute<'a>> {
     let mut c = ctx.cur(body);
     let version = c.u8()?;
     let flags = if version == 1 {
@@ -738,9 +748,9 @@ pub fn attribute(ctx: &Ctx, body: &bytes::Bytes) -> Result<Attribute> {
         let m = crate::ohdr::Msg {
             mtype: DATATYPE,
             flags: 0x02,
-            data: bytes::Bytes::copy_from_slice(dt_raw),
+            data: dt_raw,
         };
-        dt_owned = crate::ohdr::resolved(ctx, &m)?;
+        dt_owned = crate::ohdr::resolved(ctx, m)?;
         &dt_owned[..]
     } else {
         dt_raw
@@ -765,7 +775,7 @@ pub fn attribute(ctx: &Ctx, body: &bytes::Bytes) -> Result<Attribute> {
         })?;
     let at = c.pos();
     c.skip(len as usize)?;
-    let data = body.slice(at..at + len as usize);
+    let data = std::borrow::Cow::Borrowed(&body[at..at + len as usize]);
     Ok(Attribute {
         name,
         dtype,
