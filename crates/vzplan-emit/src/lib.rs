@@ -98,8 +98,7 @@ pub fn write_refs_with(plan: &Plan, opts: RefsOptions, w: &mut dyn Write) -> io:
         .map(|u| [b"\":[", u.as_bytes(), b","].concat())
         .collect();
     write!(w, "\n\"refs\":{{\n")?;
-    let root = zarr::group_json(&zarr::root_attrs(plan));
-    write!(w, "\"zarr.json\":{}", json_str(&root.to_string()))?;
+    write!(w, "\"zarr.json\":{}", json_str(&zarr::root_json(plan)))?;
     for (g, doc) in zarr::groups_json(plan) {
         let doc = doc.to_string();
         write!(

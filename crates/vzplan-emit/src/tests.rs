@@ -1,5 +1,5 @@
 use super::*;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use vzplan_core::{
     AxisEdges, ChunkData, ChunkList, Codec, DType, Endian, KeyColumn, Kind, LengthColumn,
 };
@@ -325,4 +325,58 @@ fn plain_columns_write_what_entries_write() {
         "{a}"
     );
     assert!(a.contains("\"tas/c/1/1\":[\"{{u0}}\",50,6]"), "{a}");
+}
+
+/// The root documents serialized straight from the plan are, byte for byte, what the `Value`
+/// route gave: a sources' attribute named `vzplan` keeps its place (replaced), the others keep
+/// their order, and the provenance keeps its keys (concat or stack dim, sources with etag/mtime).
+#[test]
+fn root_documents_are_what_the_value_route_gave() {
+    fn by_value(plan: &Plan) -> Map<String, Value> {
+        let mut attrs = plan.attrs.clone();
+        let mut prov = Map::new();
+        prov.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
+        if let Some(d) = &plan.concat_dim {
+            prov.insert("concat_dim".into(), json!(d));
+        }
+        if let Some(d) = &plan.stack_dim {
+            prov.insert("stack_dim".into(), json!(d));
+        }
+        prov.insert(
+            "sources".into(),
+            serde_json::to_value(&plan.sources).unwrap(),
+        );
+        attrs.insert("vzplan".into(), Value::Object(prov));
+        attrs
+    }
+    let mut p = plan();
+    p.sources[0].etag = Some("\"e\\tag\"".into());
+    p.sources[1].mtime = Some("2026-12-04T00:00:00Z".into());
+    for (attrs, concat, stack) in [
+        (json!({}), Some("time"), None),
+        (
+            json!({"title": "t", "vzplan": 1, "z": [1.5, "é"]}),
+            None,
+            Some("member"),
+        ),
+        (json!({"a": {"b": null}, "title": "x"}), Some("time"), None),
+    ] {
+        p.attrs = attrs.as_object().unwrap().clone();
+        p.concat_dim = concat.map(String::from);
+        p.stack_dim = stack.map(String::from);
+        let want = by_value(&p);
+        assert_eq!(zarr::root_attrs(&p), want);
+        assert_eq!(zarr::root_json(&p), zarr::group_json(&want).to_string());
+        let doc = serde_json::to_string_pretty(&zarr::consolidated_json(&p)).unwrap();
+        let doc: Value = serde_json::from_str(&doc).unwrap();
+        assert_eq!(doc["attributes"], Value::Object(want.clone()));
+        let keys: Vec<&String> = doc["attributes"].as_object().unwrap().keys().collect();
+        let want_keys: Vec<&String> = want.keys().collect();
+        assert_eq!(keys, want_keys);
+        assert_eq!(doc["consolidated_metadata"]["kind"], "inline");
+        assert_eq!(
+            doc["consolidated_metadata"]["metadata"]["tas"]["node_type"],
+            "array"
+        );
+    }
 }

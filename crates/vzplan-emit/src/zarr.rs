@@ -19,6 +19,7 @@
 //! `coords:coordinates` map): each dimension with a coordinate array is routed to it, or described
 //! as an `interval` when its values are exactly regularly spaced.
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Map, Value};
 use vzplan_core::{edges_to_json, struct_data_type, CodecStage, DType, Endian, Field, Kind};
 use vzplan_plan::{ArrayPlan, Plan};
@@ -342,35 +343,86 @@ pub fn group_json(attrs: &Map<String, Value>) -> Value {
 
 /// Root attributes: the sources' global attributes plus vzplan's provenance (for `vzplan verify`).
 pub fn root_attrs(plan: &Plan) -> Map<String, Value> {
-    let mut attrs = plan.attrs.clone();
-    let mut prov = Map::new();
-    prov.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
-    if let Some(d) = &plan.concat_dim {
-        prov.insert("concat_dim".into(), json!(d));
+    match serde_json::to_value(RootAttrs(plan)) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
     }
-    if let Some(d) = &plan.stack_dim {
-        prov.insert("stack_dim".into(), json!(d));
+}
+
+/// The root group's `zarr.json` as refs.json embeds it: [`group_json`] of [`root_attrs`],
+/// serialized straight from the plan.
+pub fn root_json(plan: &Plan) -> String {
+    serde_json::to_string(&Group(RootAttrs(plan))).unwrap_or_default()
+}
+
+/// `{"zarr_format": 3, "node_type": "group", "attributes": …}`.
+struct Group<A>(A);
+
+impl<A: Serialize> Serialize for Group<A> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("zarr_format", &3)?;
+        m.serialize_entry("node_type", "group")?;
+        m.serialize_entry("attributes", &self.0)?;
+        m.end()
     }
-    prov.insert(
-        "sources".into(),
-        serde_json::to_value(&plan.sources).unwrap_or(Value::Null),
-    );
-    // A mosaic: where each file sits (rows, columns offsets), in input order (last wins).
-    if let Some(dims) = &plan.mosaic_dims {
-        let tiles: Vec<Value> = plan
-            .mosaics
-            .first()
-            .map(|m| {
-                m.tiles
-                    .iter()
-                    .filter_map(|t| Some(json!({"source": t.source, "offset": t.offset?})))
-                    .collect()
-            })
-            .unwrap_or_default();
-        prov.insert("mosaic".into(), json!({"dims": dims, "tiles": tiles}));
+}
+
+/// [`root_attrs`] without building it: the provenance lists every source (a string and a map
+/// per file), and as a `Value` tree it was built twice per run and serialized twice, ~3 % of a
+/// small-file build (issue 13). Key order as `Map::insert` gives it: the sources' attributes in
+/// their order, `vzplan` in place of one of theirs of that name, else last.
+struct RootAttrs<'a>(&'a Plan);
+
+impl Serialize for RootAttrs<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let plan = self.0;
+        let ours = plan.attrs.contains_key("vzplan");
+        let mut m = s.serialize_map(Some(plan.attrs.len() + usize::from(!ours)))?;
+        for (k, v) in &plan.attrs {
+            match k.as_str() {
+                "vzplan" => m.serialize_entry(k, &Provenance(plan))?,
+                _ => m.serialize_entry(k, v)?,
+            }
+        }
+        if !ours {
+            m.serialize_entry("vzplan", &Provenance(plan))?;
+        }
+        m.end()
     }
-    attrs.insert("vzplan".into(), Value::Object(prov));
-    attrs
+}
+
+/// vzplan's own root attribute: version, the combining dimension, the sources and, for a mosaic,
+/// where each file sits (rows, columns offsets), in input order (last wins).
+struct Provenance<'a>(&'a Plan);
+
+impl Serialize for Provenance<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let plan = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("version", env!("CARGO_PKG_VERSION"))?;
+        if let Some(d) = &plan.concat_dim {
+            m.serialize_entry("concat_dim", d)?;
+        }
+        if let Some(d) = &plan.stack_dim {
+            m.serialize_entry("stack_dim", d)?;
+        }
+        m.serialize_entry("sources", &plan.sources)?;
+        if let Some(dims) = &plan.mosaic_dims {
+            let tiles: Vec<Value> = plan
+                .mosaics
+                .first()
+                .map(|m| {
+                    m.tiles
+                        .iter()
+                        .filter_map(|t| Some(json!({"source": t.source, "offset": t.offset?})))
+                        .collect()
+                })
+                .unwrap_or_default();
+            m.serialize_entry("mosaic", &json!({"dims": dims, "tiles": tiles}))?;
+        }
+        m.end()
+    }
 }
 
 /// Every group path the output needs (declared groups and the parents of arrays), sorted.
@@ -406,8 +458,9 @@ pub fn groups_json(plan: &Plan) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// The consolidated root `zarr.json`: the group plus every node's metadata inline.
-pub fn consolidated_json(plan: &Plan) -> Value {
+/// The consolidated root `zarr.json`: the group plus every node's metadata inline (serialize it
+/// with `serde_json`).
+pub fn consolidated_json(plan: &Plan) -> impl Serialize + '_ {
     let mut meta = Map::new();
     for (g, doc) in groups_json(plan) {
         meta.insert(g, doc);
@@ -415,10 +468,32 @@ pub fn consolidated_json(plan: &Plan) -> Value {
     for a in &plan.arrays {
         meta.insert(a.path.clone(), array_json(plan, a));
     }
-    json!({
-        "zarr_format": 3,
-        "node_type": "group",
-        "attributes": root_attrs(plan),
-        "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": meta},
-    })
+    Consolidated(RootAttrs(plan), meta)
+}
+
+/// The root group with `consolidated_metadata`.
+struct Consolidated<'a>(RootAttrs<'a>, Map<String, Value>);
+
+impl Serialize for Consolidated<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(4))?;
+        m.serialize_entry("zarr_format", &3)?;
+        m.serialize_entry("node_type", "group")?;
+        m.serialize_entry("attributes", &self.0)?;
+        m.serialize_entry("consolidated_metadata", &Inline(&self.1))?;
+        m.end()
+    }
+}
+
+/// `{"kind": "inline", "must_understand": false, "metadata": …}`.
+struct Inline<'a>(&'a Map<String, Value>);
+
+impl Serialize for Inline<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("kind", "inline")?;
+        m.serialize_entry("must_understand", &false)?;
+        m.serialize_entry("metadata", self.0)?;
+        m.end()
+    }
 }

@@ -109,7 +109,7 @@ fn plan_and_emit(layouts: Vec<SourceLayout>) {
         let plan = vzplan_plan::plan(layouts.clone(), &[], &opts);
         let mut out = Vec::new();
         let _ = vzplan_emit::write_refs(&plan, &mut out);
-        let _ = vzplan_emit::zarr::consolidated_json(&plan);
+        let _ = serde_json::to_vec_pretty(&vzplan_emit::zarr::consolidated_json(&plan));
     }
 }
 
