@@ -205,14 +205,11 @@ impl Partial {
                 // Signature, messages, then a 4-byte checksum.
                 verify(&block, block.len() - 4, "object header continuation block")?;
             }
-            let end = block.len().saturating_sub(4);
+            let len = block.len();
             let b = out.hold(block)?;
             match v2flags {
-                Some(flags) => parse_v2((b, 4, end), flags, ctx, &mut out, &mut pending)?,
-                None => {
-                    let end = out.blocks[b as usize].len();
-                    parse_v1((b, 0, end), ctx, &mut out, &mut pending)?
-                }
+                Some(flags) => parse_v2((b, 4, len - 4), flags, ctx, &mut out, &mut pending)?,
+                None => parse_v1((b, 0, len), ctx, &mut out, &mut pending)?,
             }
         }
         Ok(out)
