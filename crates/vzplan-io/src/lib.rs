@@ -238,11 +238,21 @@ fn pread_exact(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>>
 /// a dangling link, a link loop, a directory, a FIFO, a socket, a device. Looked at without
 /// opening the path.
 pub fn not_regular(path: &Path) -> Option<String> {
+    regular(path).err()
+}
+
+/// A file's identity on this machine: (device, inode).
+pub type FileId = (u64, u64);
+
+/// The identity of a local path that is a regular file (or a link to one), from one `stat`;
+/// else why it cannot be read as a file (as [`not_regular`]). Looked at without opening it.
+pub fn regular(path: &Path) -> Result<FileId, String> {
+    use std::os::unix::fs::MetadataExt;
     let md = match std::fs::metadata(path) {
         Ok(md) => md,
         Err(e) => {
             let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-            return Some(match (link, e.raw_os_error()) {
+            return Err(match (link, e.raw_os_error()) {
                 (true, Some(40)) => "symbolic link loop".to_string(),
                 (true, _) if e.kind() == std::io::ErrorKind::NotFound => {
                     "dangling symbolic link (its target does not exist)".to_string()
@@ -251,7 +261,10 @@ pub fn not_regular(path: &Path) -> Option<String> {
             });
         }
     };
-    irregular(md.file_type()).map(str::to_string)
+    match irregular(md.file_type()) {
+        Some(why) => Err(why.to_string()),
+        None => Ok((md.dev(), md.ino())),
+    }
 }
 
 /// Why a file of type `t` cannot be read as a file, or None for a regular file.

@@ -1,13 +1,14 @@
 //! The whole flow: gather layouts (scan, or read layout files) → plan → optional patch → outputs.
 
-use crate::inputs::Inputs;
+use crate::inputs::{Input, Inputs};
 use crate::outputs::{write, HtmlReport, Output};
 use crate::progress::{Progress, ProgressSink};
 use crate::scan::{self, ScanOptions};
 use crate::{layouts, Error};
-use std::path::{Path, PathBuf};
+use std::collections::HashSet;
+use std::path::{Component, Path, PathBuf};
 use vzplan_core::SourceLayout;
-use vzplan_io::IoOptions;
+use vzplan_io::{FileId, IoOptions};
 use vzplan_plan::{LayoutEntry, Plan, ScanFailure};
 
 /// Where the layouts come from.
@@ -88,7 +89,7 @@ pub fn gather(
     source: &Source,
     progress: &dyn ProgressSink,
 ) -> Result<(Vec<SourceLayout>, Vec<ScanFailure>), Error> {
-    let g = gather_with_inputs(source, progress)?;
+    let g = gather_with_inputs(source, None, progress)?;
     Ok((g.layouts, g.failures))
 }
 
@@ -100,8 +101,12 @@ struct Gathered {
     read: Vec<PathBuf>,
 }
 
-/// [`gather`], plus every local file read.
-fn gather_with_inputs(source: &Source, progress: &dyn ProgressSink) -> Result<Gathered, Error> {
+/// [`gather`], plus every local file read; `files`: a scan's inputs when already expanded.
+fn gather_with_inputs(
+    source: &Source,
+    files: Option<&[Input]>,
+    progress: &dyn ProgressSink,
+) -> Result<Gathered, Error> {
     let (layouts, failures, mut read) = match source {
         Source::Layouts { patterns, io } => {
             let files = crate::inputs::expand(patterns, io)?;
@@ -110,7 +115,11 @@ fn gather_with_inputs(source: &Source, progress: &dyn ProgressSink) -> Result<Ga
             (l, f, names.collect())
         }
         Source::Scan { inputs, options } => {
-            let (l, f) = scan::split(scan::scan(inputs, options, progress)?);
+            let scanned = match files {
+                Some(files) => scan::scan_expanded(files, options, progress)?,
+                None => scan::scan(inputs, options, progress)?,
+            };
+            let (l, f) = scan::split(scanned);
             (l, f, Vec::new())
         }
         Source::Given {
@@ -197,10 +206,10 @@ pub fn plan(
     opts: &PlanOptions,
     progress: &dyn ProgressSink,
 ) -> Result<Plan, Error> {
-    let g = gather_with_inputs(source, progress)?;
+    let g = gather_with_inputs(source, None, progress)?;
     let mut html = opts.html.clone().map(HtmlReport::new);
     if let Some(h) = &mut html {
-        write::guard(&h.targets(), false, &g.read)?;
+        write::guard(&h.targets(), false, &write::unknown(g.read.iter().cloned()))?;
         h.axes = vzplan_emit::html::FileAxes::from_layouts(&g.layouts);
     }
     let plan = plan_layouts(g.layouts, g.failures, opts)?;
@@ -236,26 +245,32 @@ pub(crate) fn build_kept(
         opts.outputs.iter().flat_map(|o| o.targets()).collect();
     targets.extend(html.iter().flat_map(|h| h.targets()));
     targets.extend(opts.keep_layouts.iter().map(|p| ("layouts", p.clone())));
-    // Once before scanning, against the paths given (a slip is told at once), once more when
-    // every input is known.
-    let none = Vec::new();
-    let given = match source {
-        Source::Scan { inputs, .. } => &inputs.paths,
-        Source::Layouts { patterns, .. } => patterns,
-        Source::Given { .. } => &none,
+    // Once before scanning, against the inputs expanded and the paths given (a slip is told
+    // before the long part), once more when every file read is known (from layout files too).
+    // A scan's inputs are expanded first: classifying them learns each file's identity, so the
+    // guard needs no `stat` per file.
+    let files = match source {
+        Source::Scan { inputs, options } => Some(inputs.expand(&options.io)?),
+        _ => None,
     };
-    let given: Vec<PathBuf> = given.iter().filter_map(|p| write::local_path(p)).collect();
-    write::guard(&targets, opts.force, &given)?;
-    let g = gather_with_inputs(source, progress)?;
-    // The files read that were not given as such (expanded from patterns, directories or layout
-    // files); a path given and read is not asked twice.
-    let given: std::collections::HashSet<&PathBuf> = given.iter().collect();
-    let found: Vec<PathBuf> = g
-        .read
-        .iter()
-        .filter(|p| !given.contains(p))
-        .cloned()
-        .collect();
+    let checked = first_checked(source, files.as_deref());
+    write::guard(&targets, opts.force, &checked)?;
+    let g = gather_with_inputs(source, files.as_deref(), progress)?;
+    // A path checked is not asked twice. A scanned input's URL (absolute, normalised) names the
+    // file checked unless a `..` was dropped from its path (which a link could have redirected).
+    let mut done: HashSet<PathBuf> = checked.into_iter().map(|(p, _)| p).collect();
+    done.extend(
+        files
+            .iter()
+            .flatten()
+            .filter(|i| {
+                !Path::new(&i.name)
+                    .components()
+                    .any(|c| c == Component::ParentDir)
+            })
+            .filter_map(|i| write::local_path(&i.url)),
+    );
+    let found = write::unknown(g.read.iter().filter(|p| !done.contains(*p)).cloned());
     write::guard(&targets, opts.force, &found)?;
     // Kept before planning, which takes the chunk tables over; committed with the outputs.
     let kept = match &opts.keep_layouts {
@@ -315,6 +330,26 @@ pub(crate) fn build_kept(
         patched_chunks,
         patched_bytes,
     })
+}
+
+/// What the first guard checks: a scan's expanded inputs with the identities their
+/// classification learned, then the local paths given that are not among them (layout files,
+/// patterns, another shard's files), to be `stat`ed.
+fn first_checked(source: &Source, files: Option<&[Input]>) -> Vec<(PathBuf, Option<FileId>)> {
+    let given: &[String] = match source {
+        Source::Scan { inputs, .. } => &inputs.paths,
+        Source::Layouts { patterns, .. } => patterns,
+        Source::Given { .. } => &[],
+    };
+    let mut checked: Vec<(PathBuf, Option<FileId>)> = files
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|i| Some((write::local_path(&i.name)?, i.id)))
+        .collect();
+    let expanded: HashSet<PathBuf> = checked.iter().map(|(p, _)| p.clone()).collect();
+    let rest = given.iter().filter_map(|p| write::local_path(p));
+    checked.extend(write::unknown(rest.filter(|p| !expanded.contains(p))));
+    checked
 }
 
 /// Reads a mosaic layout file; relative paths are resolved against its directory.

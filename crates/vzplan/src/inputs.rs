@@ -4,7 +4,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use vzplan_io::{IoOptions, ObjectMeta};
+use vzplan_io::{FileId, IoOptions, ObjectMeta};
 
 /// What to scan: paths, globs and object URLs, file lists (`--files-from`), and optionally one
 /// shard of the expanded list.
@@ -54,6 +54,9 @@ pub struct Input {
     /// A local path that is not a regular file (a directory, FIFO, socket, device, dangling link,
     /// link loop), with the reason: left out without being opened.
     pub rejected: Option<String>,
+    /// A local regular file's (device, inode), learned when it was classified: the output guard
+    /// tells an input by it without another `stat`.
+    pub id: Option<FileId>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -91,6 +94,7 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
                     url: l.url,
                     meta: Some(l.meta),
                     rejected: None,
+                    id: None,
                 }));
             } else {
                 let url = vzplan_io::canonical_url(p)?;
@@ -99,6 +103,7 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
                     url,
                     meta: None,
                     rejected: None,
+                    id: None,
                 });
             }
             continue;
@@ -107,22 +112,22 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
         // A path that exists as a directory entry (a dangling link or a loop too) is an input
         // as given; whether it can be read is decided without opening it. A regular file takes
         // one `stat`; only what is not one is looked at again.
-        let why = vzplan_io::not_regular(Path::new(local));
-        if why.is_none() || std::fs::symlink_metadata(local).is_ok() {
-            out.push(local_input(local, why));
+        let class = vzplan_io::regular(Path::new(local));
+        if class.is_ok() || std::fs::symlink_metadata(local).is_ok() {
+            out.push(local_input(local, class));
             continue;
         }
         // A pattern's matches: directories are not inputs; anything else that is not a regular
         // file (a FIFO, a dangling link…) is left out by name.
         // One `stat` per regular file; only what is not one is asked whether it is a directory.
-        let mut matches: Vec<(PathBuf, Option<String>)> = glob::glob(local)
+        let mut matches: Vec<(PathBuf, Result<FileId, String>)> = glob::glob(local)
             .map_err(|e| InputError::Pattern(local.to_string(), e.to_string()))?
             .filter_map(Result::ok)
             .map(|p| {
-                let why = vzplan_io::not_regular(&p);
-                (p, why)
+                let class = vzplan_io::regular(&p);
+                (p, class)
             })
-            .filter(|(p, why)| why.is_none() || !p.is_dir())
+            .filter(|(p, class)| class.is_ok() || !p.is_dir())
             .collect();
         if matches.is_empty() {
             return Err(InputError::NoMatch(local.to_string()));
@@ -131,16 +136,16 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
         out.extend(
             matches
                 .into_iter()
-                .map(|(m, why)| local_input(&m.display().to_string(), why)),
+                .map(|(m, class)| local_input(&m.display().to_string(), class)),
         );
     }
     Ok(out)
 }
 
-/// A local input; `why` it cannot be read as a file (from [`vzplan_io::not_regular`]), if so.
-fn local_input(path: &str, why: Option<String>) -> Input {
+/// A local input: its identity, or why it cannot be read as a file ([`vzplan_io::regular`]).
+fn local_input(path: &str, class: Result<FileId, String>) -> Input {
     let p = Path::new(path);
-    let rejected = why.map(|why| {
+    let rejected = class.as_ref().err().cloned().map(|why| {
         if p.is_dir() {
             let glob = p.join("*.nc");
             format!("{why} — did you mean '{}'?", glob.display())
@@ -153,6 +158,7 @@ fn local_input(path: &str, why: Option<String>) -> Input {
         url: vzplan_io::file_url(p),
         meta: None,
         rejected,
+        id: class.ok(),
     }
 }
 

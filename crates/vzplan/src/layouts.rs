@@ -27,11 +27,9 @@ pub fn write(scanned: &[Scanned], dest: &str, io: &IoOptions) -> Result<usize, E
         buf.push(b'\n');
     }
     if !vzplan_io::is_url(dest) {
-        let read: Vec<_> = scanned
-            .iter()
-            .filter_map(|s| crate::outputs::write::local_path(&s.url))
-            .collect();
-        crate::outputs::write::guard(&[("layouts", dest.into())], false, &read)?;
+        use crate::outputs::write;
+        let read = write::unknown(scanned.iter().filter_map(|s| write::local_path(&s.url)));
+        write::guard(&[("layouts", dest.into())], false, &read)?;
     }
     inputs::write_bytes(dest, buf, io)?;
     Ok(failed)

@@ -128,8 +128,16 @@ pub fn scan(
     opts: &ScanOptions,
     progress: &dyn ProgressSink,
 ) -> Result<Vec<Scanned>, crate::Error> {
-    let files = inputs.expand(&opts.io)?;
-    let scanned = scan_all(&files, opts, progress);
+    scan_expanded(&inputs.expand(&opts.io)?, opts, progress)
+}
+
+/// [`scan`] of inputs already expanded.
+pub(crate) fn scan_expanded(
+    files: &[Input],
+    opts: &ScanOptions,
+    progress: &dyn ProgressSink,
+) -> Result<Vec<Scanned>, crate::Error> {
+    let scanned = scan_all(files, opts, progress);
     if opts.cancelled() {
         return Err(crate::Error::Cancelled);
     }

@@ -157,3 +157,56 @@ fn an_output_onto_an_input_is_a_usage_error_even_forced() {
     // `-` is standard output: no zarr.json file beside it.
     assert_eq!(RefsOutput::new("-").zarr_json, None);
 }
+
+#[test]
+fn an_output_linked_to_an_input_is_refused_by_the_identity_its_classification_learned() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = d.join("a.nc");
+    std::fs::copy(&yearly()[0], &src).unwrap();
+    let before = std::fs::read(&src).unwrap();
+    std::fs::hard_link(&src, d.join("hard.json")).unwrap();
+    std::os::unix::fs::symlink("a.nc", d.join("soft.json")).unwrap();
+    // Given by path: the guard tells it by the (device, inode) learned when it was classified.
+    let names = [src.display().to_string(), yearly()[1].display().to_string()];
+    let inputs = Inputs::new(names);
+    let m = std::fs::metadata(&src).unwrap();
+    let expanded = inputs.expand(&IoOptions::default()).unwrap();
+    assert_eq!(expanded[0].id, Some((m.dev(), m.ino())));
+    for out in ["hard.json", "soft.json"] {
+        let source = Source::Scan {
+            inputs: inputs.clone(),
+            options: ScanOptions::default(),
+        };
+        let opts = BuildOptions {
+            outputs: vec![Box::new(RefsOutput::new(d.join(out)))],
+            force: true,
+            ..BuildOptions::default()
+        };
+        let e = vzplan::build(&source, &opts, &vzplan::NoProgress).unwrap_err();
+        assert!(
+            matches!(&e, Error::Output(OutputError::IsInput { path }) if path.ends_with(out)),
+            "{e}"
+        );
+    }
+    // Given but left to another shard: not classified here, so `stat`ed by the guard.
+    let source = Source::Scan {
+        inputs: Inputs {
+            shard: Some(vzplan::Shard::Slice(1, 2)),
+            ..inputs
+        },
+        options: ScanOptions::default(),
+    };
+    let opts = BuildOptions {
+        outputs: vec![Box::new(RefsOutput::new(d.join("hard.json")))],
+        force: true,
+        ..BuildOptions::default()
+    };
+    let e = vzplan::build(&source, &opts, &vzplan::NoProgress).unwrap_err();
+    assert!(
+        matches!(e, Error::Output(OutputError::IsInput { .. })),
+        "{e}"
+    );
+    assert_eq!(std::fs::read(&src).unwrap(), before);
+}

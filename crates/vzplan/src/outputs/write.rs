@@ -15,6 +15,7 @@ use std::collections::HashSet;
 use std::io::{self, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use vzplan_io::FileId;
 
 /// Why an output cannot be written there.
 #[derive(Debug, thiserror::Error)]
@@ -128,11 +129,12 @@ fn head_of(path: &Path) -> io::Result<Vec<u8>> {
 }
 
 /// Checks every output target before anything is written. `targets`: what each is ("refs.json")
-/// and its path; `inputs`: the local files read (sources and layout files).
+/// and its path; `inputs`: the local files read (sources and layout files), each with its
+/// (device, inode) when already known this run (from classifying the inputs), else `stat`ed here.
 pub fn guard(
     targets: &[(&'static str, PathBuf)],
     force: bool,
-    inputs: &[PathBuf],
+    inputs: &[(PathBuf, Option<FileId>)],
 ) -> Result<(), OutputError> {
     let mut seen: Vec<(&'static str, &PathBuf, Dest)> = Vec::new();
     let mut existing: HashSet<(u64, u64)> = HashSet::new();
@@ -169,16 +171,14 @@ pub fn guard(
         return Ok(());
     }
     // Being an input is told first: it is the graver slip, and --force does not lift it.
-    for i in inputs {
-        let Ok(m) = std::fs::metadata(i) else {
+    for (i, known) in inputs {
+        let id = known.or_else(|| std::fs::metadata(i).ok().map(|m| (m.dev(), m.ino())));
+        let Some(id) = id.filter(|id| existing.contains(id)) else {
             continue;
         };
-        if !existing.contains(&(m.dev(), m.ino())) {
-            continue;
-        }
         let path = seen
             .iter()
-            .find_map(|(_, p, d)| matches!(d, Dest::Replace(t) if same_file(t, &m)).then_some(*p))
+            .find_map(|(_, p, d)| matches!(d, Dest::Replace(t) if same_file(t, id)).then_some(*p))
             .unwrap_or(i);
         return Err(OutputError::IsInput {
             path: path.display().to_string(),
@@ -187,8 +187,13 @@ pub fn guard(
     not_ours.map_or(Ok(()), Err)
 }
 
-fn same_file(p: &Path, m: &std::fs::Metadata) -> bool {
-    std::fs::metadata(p).is_ok_and(|n| n.dev() == m.dev() && n.ino() == m.ino())
+fn same_file(p: &Path, id: FileId) -> bool {
+    std::fs::metadata(p).is_ok_and(|n| (n.dev(), n.ino()) == id)
+}
+
+/// Local paths read, their identities not known yet (to be `stat`ed by [`guard`]).
+pub fn unknown(paths: impl IntoIterator<Item = PathBuf>) -> Vec<(PathBuf, Option<FileId>)> {
+    paths.into_iter().map(|p| (p, None)).collect()
 }
 
 /// The local path of an input URL (`file:///abs` or a plain path); None for object storage.
@@ -360,5 +365,28 @@ mod tests {
         assert!(!is_vzplan_output(b"\x89HDF\r\n\x1a\n"));
         assert!(!is_vzplan_output(b"CDF\x01"));
         assert!(!is_vzplan_output(b"{\"version\":1}"));
+    }
+
+    #[test]
+    fn an_input_is_told_by_its_known_identity_else_by_a_stat() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("a.nc");
+        std::fs::write(&src, b"CDF\x01").unwrap();
+        let out = dir.path().join("refs.json");
+        std::fs::hard_link(&src, &out).unwrap();
+        let m = std::fs::metadata(&src).unwrap();
+        let targets = [("refs.json", out.clone())];
+        let is_input = |inputs: &[(PathBuf, Option<FileId>)]| {
+            matches!(guard(&targets, true, inputs), Err(OutputError::IsInput { path })
+                if path == out.display().to_string())
+        };
+        assert!(is_input(&[(src.clone(), None)]));
+        // A known identity is taken as is: no `stat` of the path.
+        assert!(is_input(&[(
+            dir.path().join("gone"),
+            Some((m.dev(), m.ino()))
+        )]));
+        assert!(!is_input(&[(src.clone(), Some((m.dev(), m.ino() + 1)))]));
+        assert!(guard(&targets, true, &unknown([dir.path().join("gone")])).is_ok());
     }
 }
