@@ -333,22 +333,15 @@ fn parse_v1(
         let size = c.u16()? as usize;
         let flags = c.u8()?;
         c.skip(3)?;
-        let at = c.pos();
-        c.skip(size)?;
-        let body = &block[at..at + size];
+        let e = (mtype, flags, b, base + c.pos());
+        let body = c.bytes(size)?;
         // Messages are aligned on 8-byte boundaries (relative to the block start).
         let aligned = c.pos().div_ceil(8) * 8;
         if aligned <= block.len() {
             c.seek(aligned)?;
         }
         if mtype != 0 {
-            push(
-                &mut out.msgs,
-                (mtype, flags, b, base + at),
-                body,
-                ctx,
-                pending,
-            )?;
+            push(&mut out.msgs, e, body, ctx, pending)?;
         }
     }
     Ok(())
@@ -383,17 +376,10 @@ fn parse_v2(
         if hflags & 0x04 != 0 {
             c.skip(2)?; // creation order
         }
-        let at = c.pos();
-        c.skip(size)?;
-        let body = &block[at..at + size];
+        let e = (mtype, flags, b, base + c.pos());
+        let body = c.bytes(size)?;
         if mtype != 0 {
-            push(
-                &mut out.msgs,
-                (mtype, flags, b, base + at),
-                body,
-                ctx,
-                pending,
-            )?;
+            push(&mut out.msgs, e, body, ctx, pending)?;
         }
     }
     Ok(())
