@@ -258,19 +258,15 @@ pub(crate) fn build_kept(
     let g = gather_with_inputs(source, files.as_deref(), progress)?;
     // A path checked is not asked twice. A scanned input's URL (absolute, normalised) names the
     // file checked unless a `..` was dropped from its path (which a link could have redirected).
-    let mut done: HashSet<PathBuf> = checked.into_iter().map(|(p, _)| p).collect();
-    done.extend(
-        files
-            .iter()
-            .flatten()
-            .filter(|i| {
-                !Path::new(&i.name)
-                    .components()
-                    .any(|c| c == Component::ParentDir)
-            })
-            .filter_map(|i| write::local_path(&i.url)),
-    );
-    let found = write::unknown(g.read.iter().filter(|p| !done.contains(*p)).cloned());
+    let urls: Vec<PathBuf> = files
+        .iter()
+        .flatten()
+        .filter(|i| !i.name.contains("..") || !has_parent_dir(&i.name))
+        .filter_map(|i| write::local_path(&i.url))
+        .collect();
+    let checked = checked.iter().map(|(p, _)| p);
+    let done: PathSet = checked.chain(&urls).map(|p| bytes(p)).collect();
+    let found = write::unknown(g.read.iter().filter(|p| !done.contains(bytes(p))).cloned());
     write::guard(&targets, opts.force, &found)?;
     // Kept before planning, which takes the chunk tables over; committed with the outputs.
     let kept = match &opts.keep_layouts {
@@ -346,10 +342,28 @@ fn first_checked(source: &Source, files: Option<&[Input]>) -> Vec<(PathBuf, Opti
         .iter()
         .filter_map(|i| Some((write::local_path(&i.name)?, i.id)))
         .collect();
-    let expanded: HashSet<PathBuf> = checked.iter().map(|(p, _)| p.clone()).collect();
-    let rest = given.iter().filter_map(|p| write::local_path(p));
-    checked.extend(write::unknown(rest.filter(|p| !expanded.contains(p))));
+    let rest: Vec<PathBuf> = {
+        let expanded: PathSet = checked.iter().map(|(p, _)| bytes(p)).collect();
+        let given = given.iter().filter_map(|p| write::local_path(p));
+        given.filter(|p| !expanded.contains(bytes(p))).collect()
+    };
+    checked.extend(write::unknown(rest));
     checked
+}
+
+/// Paths already checked, by their bytes: a path spelled differently (`a//b`) is only checked
+/// again, never skipped. Hashing `Path`s compares them component by component, and a build
+/// looks up every file twice (issue 13).
+type PathSet<'a> = HashSet<&'a [u8], foldhash::fast::RandomState>;
+
+fn bytes(p: &Path) -> &[u8] {
+    p.as_os_str().as_encoded_bytes()
+}
+
+fn has_parent_dir(name: &str) -> bool {
+    Path::new(name)
+        .components()
+        .any(|c| c == Component::ParentDir)
 }
 
 /// Reads a mosaic layout file; relative paths are resolved against its directory.

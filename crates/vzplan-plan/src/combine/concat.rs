@@ -26,7 +26,11 @@ pub(crate) fn concatenated(
 
     // Coordinates with values in every file: one inline chunk of the concatenated values.
     if a0.shape.len() == 1 && present.iter().all(|(_, a)| a.values.is_some()) {
-        let mut v = Vec::new();
+        let n = present
+            .iter()
+            .map(|(_, a)| a.values.as_ref().map_or(0, Vec::len))
+            .sum();
+        let mut v = Vec::with_capacity(n);
         for (_, a) in present {
             v.extend_from_slice(a.values.as_deref().unwrap_or(&[]));
         }

@@ -16,7 +16,12 @@ pub(crate) fn check(
 ) -> bool {
     let mut ok = true;
     // A common step within files, if there is one, lets us spot gaps between files.
-    let mut steps = Vec::new();
+    let n: usize = coords
+        .iter()
+        .flatten()
+        .map(|c| c.len().saturating_sub(1))
+        .sum();
+    let mut steps = Vec::with_capacity(n);
     for c in coords.iter().flatten() {
         steps.extend(c.windows(2).map(|w| w[1] - w[0]));
     }
