@@ -352,18 +352,22 @@ pub fn root_attrs(plan: &Plan) -> Map<String, Value> {
 /// The root group's `zarr.json` as refs.json embeds it: [`group_json`] of [`root_attrs`],
 /// serialized straight from the plan.
 pub fn root_json(plan: &Plan) -> String {
-    serde_json::to_string(&Group(RootAttrs(plan))).unwrap_or_default()
+    serde_json::to_string(&Group(RootAttrs(plan), None)).unwrap_or_default()
 }
 
-/// `{"zarr_format": 3, "node_type": "group", "attributes": …}`.
-struct Group<A>(A);
+/// `{"zarr_format": 3, "node_type": "group", "attributes": …}`, with the inline
+/// `consolidated_metadata` when there is some.
+struct Group<A>(A, Option<Map<String, Value>>);
 
 impl<A: Serialize> Serialize for Group<A> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(3))?;
+        let mut m = s.serialize_map(Some(3 + usize::from(self.1.is_some())))?;
         m.serialize_entry("zarr_format", &3)?;
         m.serialize_entry("node_type", "group")?;
         m.serialize_entry("attributes", &self.0)?;
+        if let Some(meta) = &self.1 {
+            m.serialize_entry("consolidated_metadata", &Inline(meta))?;
+        }
         m.end()
     }
 }
@@ -468,21 +472,7 @@ pub fn consolidated_json(plan: &Plan) -> impl Serialize + '_ {
     for a in &plan.arrays {
         meta.insert(a.path.clone(), array_json(plan, a));
     }
-    Consolidated(RootAttrs(plan), meta)
-}
-
-/// The root group with `consolidated_metadata`.
-struct Consolidated<'a>(RootAttrs<'a>, Map<String, Value>);
-
-impl Serialize for Consolidated<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(4))?;
-        m.serialize_entry("zarr_format", &3)?;
-        m.serialize_entry("node_type", "group")?;
-        m.serialize_entry("attributes", &self.0)?;
-        m.serialize_entry("consolidated_metadata", &Inline(&self.1))?;
-        m.end()
-    }
+    Group(RootAttrs(plan), Some(meta))
 }
 
 /// `{"kind": "inline", "must_understand": false, "metadata": …}`.

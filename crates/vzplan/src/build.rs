@@ -261,7 +261,7 @@ pub(crate) fn build_kept(
     let urls: Vec<PathBuf> = files
         .iter()
         .flatten()
-        .filter(|i| !i.name.contains("..") || !has_parent_dir(&i.name))
+        .filter(|i| !has_parent_dir(&i.name))
         .filter_map(|i| write::local_path(&i.url))
         .collect();
     let checked = checked.iter().map(|(p, _)| p);
@@ -360,10 +360,12 @@ fn bytes(p: &Path) -> &[u8] {
     p.as_os_str().as_encoded_bytes()
 }
 
+/// Whether `name` has a `..` component (the substring test first: few names have one).
 fn has_parent_dir(name: &str) -> bool {
-    Path::new(name)
-        .components()
-        .any(|c| c == Component::ParentDir)
+    name.contains("..")
+        && Path::new(name)
+            .components()
+            .any(|c| c == Component::ParentDir)
 }
 
 /// Reads a mosaic layout file; relative paths are resolved against its directory.
