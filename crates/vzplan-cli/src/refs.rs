@@ -118,5 +118,8 @@ pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> 
         pipe::out!("{}", pipe::report_text(plan));
         pipe::outln!("wrote {}", output.display());
     }
-    Ok(exit_for(plan))
+    let code = exit_for(plan);
+    // The process ends next: its memory goes back whole, not map by map (issue 13).
+    report.leave_to_exit();
+    Ok(code)
 }

@@ -128,6 +128,29 @@ fn leap_years_concatenate_with_one_chunk_per_year() {
 }
 
 #[test]
+fn keeping_the_layouts_plans_the_same_and_hands_back_their_remains() {
+    let files = || {
+        vec![
+            file("2001.nc", 366.0, 365, 365, zlib(), EdgeStorage::Padded),
+            file("2000.nc", 0.0, 366, 366, zlib(), EdgeStorage::Padded),
+        ]
+    };
+    let p = plan(files(), &[], &Options::default());
+    let (kept, spent) = plan_keeping(files(), &[], &Options::default());
+    assert_eq!(format!("{kept:?}"), format!("{p:?}"));
+    assert_eq!(kept.arrays.len(), 2);
+    // Both files come back in plan order, their attributes kept and their chunk tables taken.
+    let names: Vec<&str> = spent.iter().map(|l| l.url.as_str()).collect();
+    assert_eq!(names, ["file:///d/2000.nc", "file:///d/2001.nc"]);
+    let time = spent[0].arrays.iter().find(|a| a.path == "time").unwrap();
+    assert_eq!(time.attrs["units"], "days since 2000-01-01");
+    assert!(spent
+        .iter()
+        .flat_map(|l| &l.arrays)
+        .all(|a| a.chunks.entries.is_empty()));
+}
+
+#[test]
 fn padded_compressed_chunk_in_the_middle_is_refused() {
     let files = vec![
         file("a.nc", 0.0, 100, 30, zlib(), EdgeStorage::Padded),
