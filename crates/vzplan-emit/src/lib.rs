@@ -23,7 +23,7 @@ pub mod summary;
 pub mod zarr;
 
 use base64::Engine;
-use refbuf::{RefBuf, MAX_DIGITS};
+use refbuf::{Piece, RefBuf, MAX_DIGITS, WINDOW};
 use std::io::{self, Write};
 use std::path::Path;
 use vzplan_core::{ChunkList, DataRef, KeyColumn, LengthColumn, PlainColumns};
@@ -93,9 +93,9 @@ pub fn write_refs_with(plan: &Plan, opts: RefsOptions, w: &mut dyn Write) -> io:
         plan.sources.iter().map(|s| json_str(&s.url)).collect()
     };
     // What follows a reference's key up to its offset, per source: `":[URL,`.
-    let mids: Vec<Vec<u8>> = urls
+    let mids: Vec<Piece> = urls
         .iter()
-        .map(|u| [b"\":[", u.as_bytes(), b","].concat())
+        .map(|u| Piece::new(&[b"\":[", u.as_bytes(), b","].concat()))
         .collect();
     write!(w, "\n\"refs\":{{\n")?;
     write!(w, "\"zarr.json\":{}", json_str(&zarr::root_json(plan)))?;
@@ -119,7 +119,7 @@ pub fn write_refs_with(plan: &Plan, opts: RefsOptions, w: &mut dyn Write) -> io:
 fn write_array(
     plan: &Plan,
     a: &ArrayPlan,
-    mids: &[Vec<u8>],
+    mids: &[Piece],
     buf: &mut RefBuf,
     w: &mut dyn Write,
     b64: &base64::engine::GeneralPurpose,
@@ -137,21 +137,25 @@ fn write_array(
     // The constant pieces joined ahead (`,\n"path/c` here, `":[URL,` per source): fewer copies
     // per reference.
     let prefix = json_str(&chunk_key(&a.path, &[]));
-    let head = [
-        b",\n",
-        prefix.strip_suffix('"').unwrap_or(&prefix).as_bytes(),
-    ]
-    .concat();
+    let head = Piece::new(
+        &[
+            b",\n",
+            prefix.strip_suffix('"').unwrap_or(&prefix).as_bytes(),
+        ]
+        .concat(),
+    );
     let pieces = Pieces {
         path: &a.path,
         head: &head,
         mids,
-        // The longest reference to a range: its key, URL and two numbers.
+        // The longest reference to a range: its key, URL and two numbers, and the window a
+        // short piece is copied in.
         ref_room: head.len()
             + a.chunks.rank().unwrap_or(0) * (1 + MAX_DIGITS)
-            + mids.iter().map(Vec::len).max().unwrap_or(0)
+            + mids.iter().map(Piece::len).max().unwrap_or(0)
             + 2 * MAX_DIGITS
-            + 2,
+            + 2
+            + WINDOW,
     };
     match a.chunks.plain_columns() {
         Some(cols) => pieces.write_plain(cols, buf, w)?,
@@ -164,14 +168,14 @@ fn write_array(
 struct Pieces<'a> {
     path: &'a str,
     /// `,\n"path/c`.
-    head: &'a [u8],
+    head: &'a Piece,
     /// `":[URL,` per source.
-    mids: &'a [Vec<u8>],
+    mids: &'a [Piece],
     ref_room: usize,
 }
 
 impl Pieces<'_> {
-    fn mid(&self, source: usize) -> io::Result<&[u8]> {
+    fn mid(&self, source: usize) -> io::Result<&Piece> {
         match self.mids.get(source) {
             Some(m) => Ok(m),
             None => Err(io::Error::other(format!(
@@ -227,14 +231,19 @@ impl Pieces<'_> {
         w: &mut dyn Write,
         mut key: impl FnMut(&mut RefBuf),
     ) -> io::Result<()> {
+        // Every source named is checked once here, so the loop indexes without an error path.
+        let highest = c.source.iter().max().map_or(0, |&s| s as usize);
+        if !c.offset.is_empty() {
+            self.mid(highest)?;
+        }
         for (i, &offset) in c.offset.iter().enumerate() {
             let length = match c.length {
                 LengthColumn::Narrow(l) => l.get(i).map(|&x| u64::from(x)),
                 LengthColumn::Wide(l) => l.get(i).copied(),
             };
-            let mid = self.mid(c.source.get(i).map_or(0, |&s| s as usize))?;
+            let mid = &self.mids[c.source.get(i).map_or(0, |&s| s as usize)];
             buf.room(self.ref_room);
-            buf.bytes(self.head);
+            buf.piece(self.head);
             key(buf);
             buf.range(mid, offset, length.unwrap_or(0));
             buf.flush_full(w)?;
@@ -255,10 +264,10 @@ impl Pieces<'_> {
                 DataRef::Ref { .. } => buf.room(self.ref_room),
                 DataRef::Inline(b) => {
                     let key = self.head.len() + c.index.len() * (1 + MAX_DIGITS);
-                    buf.room(key + 12 + b.len().div_ceil(3) * 4)
+                    buf.room(key + 12 + b.len().div_ceil(3) * 4 + WINDOW)
                 }
             }
-            buf.bytes(self.head);
+            buf.piece(self.head);
             for k in c.index {
                 buf.byte(b'/');
                 buf.num(k);
