@@ -625,6 +625,45 @@ mod tests {
         assert_eq!(raw.stats().requests, fetched + 3);
     }
 
+    /// A file within `whole_file` is one request, whatever is read after it and however: copies,
+    /// shared views of that one buffer, batches and hints, with past-the-end reads refused as
+    /// before. A file one byte larger goes through the blocks.
+    #[test]
+    fn a_small_file_is_read_whole_once_and_sliced() {
+        let raw = mem(10_000);
+        let whole = CacheConfig {
+            whole_file: 10_000,
+            ..cfg(1000, 4000, 1 << 30)
+        };
+        let c = CachedReader::new(raw.clone(), whole);
+        c.prefetch(&[(9000, 500)]);
+        let a = c.read_bytes(100, 50).unwrap();
+        let b = c.read_bytes(150, 9850).unwrap();
+        assert_eq!(
+            a.as_ptr().wrapping_add(50),
+            b.as_ptr(),
+            "views of one buffer"
+        );
+        assert_eq!(c.read_at(9990, 10).unwrap(), raw.read_at(9990, 10).unwrap());
+        let got = c.read_many(&[(0, 10), (5000, 0), (2500, 3000)]).unwrap();
+        let want = [(0, 10), (5000, 0), (2500, 3000)].map(|(o, l)| raw.read_at(o, l).unwrap());
+        assert_eq!(got, want);
+        assert_eq!(a, raw.read_at(100, 50).unwrap());
+        let requests = raw.stats().requests;
+        assert!(c.read_at(9990, 11).is_err());
+        assert!(c.read_bytes(u64::MAX, 2).is_err());
+        assert!(c.read_many(&[(0, 10), (10_000, 1)]).is_err());
+        assert_eq!(
+            requests,
+            1 + 4 + 1,
+            "one read of the cache, the rest comparisons"
+        );
+        let c = CachedReader::new(mem(10_001), whole);
+        c.read_at(0, 10).unwrap();
+        c.read_at(9000, 10).unwrap();
+        assert_eq!(c.stats().requests, 2, "a first read and a block");
+    }
+
     /// Ranges from untrusted bytes may all name the same bytes: 200,000 ranges over a whole
     /// 8 MB object are one read of its blocks, not a list of 400 million block numbers (which
     /// the cache made before it merged ranges into spans).
