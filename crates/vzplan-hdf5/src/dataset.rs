@@ -159,20 +159,17 @@ fn describe(
         fill = m::fill_new(&mut ctx.cur(&body))?;
         if m::fill_written(&mut ctx.cur(&body))? {
             // An empty value is the library default: zeros.
-            info.padding_fill = fill.as_ref().map(|v| match v.len() == esize {
-                true => v.clone(),
-                false => vec![0u8; esize],
+            info.padding_fill = fill.as_ref().and_then(|v| match v.len() == esize {
+                true => Some(v.clone()),
+                false => zeros(ctx, esize),
             });
         }
     } else if let Some(msg) = oh.first(m::FILL_OLD) {
         fill = Some(m::fill_old(&mut ctx.cur(&ohdr::resolved(ctx, msg)?))?);
     }
-    let mut fill = fill.map(|v| {
-        if v.len() == esize {
-            v
-        } else {
-            vec![0u8; esize]
-        }
+    let mut fill = fill.and_then(|v| match v.len() == esize {
+        true => Some(v),
+        false => zeros(ctx, esize),
     });
     let mut amap = attrs::to_map(ctx, gh, &alist);
     if let Some(fv) = alist.iter().find(|a| a.name == "_FillValue") {
@@ -522,4 +519,11 @@ fn dimension_list(ctx: &Ctx, gh: &GlobalHeaps, a: &m::Attribute) -> Result<Vec<V
         out.push(refs);
     }
     Ok(out)
+}
+
+/// A zero element of `esize` bytes, the library's default fill; none for an element larger than
+/// the file, which no byte of it can hold (the size is untrusted: a fuzzed datatype claimed
+/// gigabytes, testdata/fuzz-regressions/hdf5/crash-acd3a701…).
+fn zeros(ctx: &Ctx, esize: usize) -> Option<Vec<u8>> {
+    (esize as u64 <= ctx.r.size()).then(|| vec![0u8; esize])
 }
