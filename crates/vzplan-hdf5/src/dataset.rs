@@ -152,6 +152,19 @@ fn describe(
     } else {
         dtype.size
     };
+    // No element of it could be stored in the file, and its (untrusted) size would size the zero
+    // fill here and the coordinate and padding buffers after (a fuzzed datatype claimed
+    // gigabytes: testdata/fuzz-regressions/hdf5/crash-acd3a701…).
+    let file = ctx.r.size();
+    if esize.max(dtype.size) as u64 > file {
+        return Err(Fail::Problem(
+            ProblemKind::DataType,
+            format!(
+                "an element of {} bytes is larger than the file ({file} bytes)",
+                esize.max(dtype.size)
+            ),
+        ));
+    }
     // Fill value: the new message wins over the old one; none at all = zeros (library default).
     let mut fill: Option<Vec<u8>> = Some(Vec::new());
     if let Some(msg) = oh.first(m::FILL) {
@@ -159,17 +172,17 @@ fn describe(
         fill = m::fill_new(&mut ctx.cur(&body))?;
         if m::fill_written(&mut ctx.cur(&body))? {
             // An empty value is the library default: zeros.
-            info.padding_fill = fill.as_ref().and_then(|v| match v.len() == esize {
-                true => Some(v.clone()),
-                false => zeros(ctx, esize),
+            info.padding_fill = fill.as_ref().map(|v| match v.len() == esize {
+                true => v.clone(),
+                false => vec![0u8; esize],
             });
         }
     } else if let Some(msg) = oh.first(m::FILL_OLD) {
         fill = Some(m::fill_old(&mut ctx.cur(&ohdr::resolved(ctx, msg)?))?);
     }
-    let mut fill = fill.and_then(|v| match v.len() == esize {
-        true => Some(v),
-        false => zeros(ctx, esize),
+    let mut fill = fill.map(|v| match v.len() == esize {
+        true => v,
+        false => vec![0u8; esize],
     });
     let mut amap = attrs::to_map(ctx, gh, &alist);
     if let Some(fv) = alist.iter().find(|a| a.name == "_FillValue") {
@@ -519,11 +532,4 @@ fn dimension_list(ctx: &Ctx, gh: &GlobalHeaps, a: &m::Attribute) -> Result<Vec<V
         out.push(refs);
     }
     Ok(out)
-}
-
-/// A zero element of `esize` bytes, the library's default fill; none for an element larger than
-/// the file, which no byte of it can hold (the size is untrusted: a fuzzed datatype claimed
-/// gigabytes, testdata/fuzz-regressions/hdf5/crash-acd3a701…).
-fn zeros(ctx: &Ctx, esize: usize) -> Option<Vec<u8>> {
-    (esize as u64 <= ctx.r.size()).then(|| vec![0u8; esize])
 }

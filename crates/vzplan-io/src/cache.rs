@@ -358,8 +358,7 @@ impl RangeRead for CachedReader {
     }
     fn read_bytes(&self, offset: u64, len: u64) -> Result<bytes::Bytes, IoError> {
         if let Some(w) = self.whole()? {
-            self.slice_of(w, offset, len)?;
-            return Ok(w.slice(offset as usize..(offset + len) as usize));
+            return Ok(w.slice_ref(self.slice_of(w, offset, len)?));
         }
         let mut cache = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
         self.ensure(&mut cache, &[(offset, len)])?;
