@@ -4,6 +4,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# Incremental state gains a one-off run nothing and costs 1.2 GB of target/ on a clean test build
+# (a CI machine ran out of disk); CARGO_INCREMENTAL=1 keeps it for repeated local runs.
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 
 bash scripts/setup-python.sh
 # The real writers' tools (GDAL, nccopy, h5repack), Chromium and azurite are installed by
