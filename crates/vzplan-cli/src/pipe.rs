@@ -21,9 +21,15 @@ pub fn write_out(args: std::fmt::Arguments) {
 }
 
 /// Writes `args` to standard error; a failure to write it is ignored (see the module).
+/// Standard error is unbuffered, so the message is formatted first and written in one call: a
+/// `--stats` line is one `write`, not one for each of its nine pieces (9,000 system calls for
+/// 1,000 files, a fifth of a small-file build's CPU time).
 pub fn write_err(args: std::fmt::Arguments) {
-    let mut e = std::io::stderr().lock();
-    let _ = e.write_fmt(args).and_then(|()| e.flush());
+    let text = match args.as_str() {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(args.to_string()),
+    };
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// `eprint!` through [`write_err`].

@@ -146,30 +146,29 @@ impl ProgressSink for Terminal {
     }
 }
 
-/// `--stats`: requests and bytes per file, then totals.
+/// `--stats`: requests and bytes per file, then totals, written as one text (see
+/// [`pipe::write_err`]).
 fn print_stats(scanned: &[Scanned]) {
+    use std::fmt::Write;
+    let mut out = String::new();
     let mut total = Stats::default();
     for s in scanned.iter().filter(|s| !s.skipped()) {
-        let retried = if s.stats.retried > 0 {
-            format!(" ({} retried)", s.stats.retried)
-        } else {
-            String::new()
-        };
-        let size = s.result.as_ref().map_or(String::new(), |l| {
-            format!(" of {} ({:.2}%)", l.size, pct(s.stats.bytes, l.size))
-        });
-        pipe::errln!(
-            "{}: {} request(s){retried}, {} bytes read{size}",
-            s.input,
-            s.stats.requests,
-            s.stats.bytes
-        );
+        let _ = write!(out, "{}: {} request(s)", s.input, s.stats.requests);
+        if s.stats.retried > 0 {
+            let _ = write!(out, " ({} retried)", s.stats.retried);
+        }
+        let _ = write!(out, ", {} bytes read", s.stats.bytes);
+        if let Ok(l) = &s.result {
+            let _ = write!(out, " of {} ({:.2}%)", l.size, pct(s.stats.bytes, l.size));
+        }
+        out.push('\n');
         total.requests += s.stats.requests;
         total.bytes += s.stats.bytes;
         total.retried += s.stats.retried;
     }
     let n = scanned.iter().filter(|s| !s.skipped()).count().max(1) as f64;
-    pipe::errln!(
+    let _ = writeln!(
+        out,
         "total: {} file(s), {} request(s) ({:.2} per file, {} retried), {} bytes read",
         scanned.len(),
         total.requests,
@@ -177,6 +176,7 @@ fn print_stats(scanned: &[Scanned]) {
         total.retried,
         total.bytes
     );
+    pipe::err!("{out}");
 }
 
 fn pct(a: u64, b: u64) -> f64 {

@@ -4,6 +4,8 @@ use crate::dtype::DType;
 use crate::{ChunkList, DataRef};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
 
 /// The format a source was read as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -149,24 +151,69 @@ pub enum CodecStage {
 
 /// One Zarr v3 codec, as it will appear in `zarr.json` (`{"name": …, "configuration": {…}}`).
 /// The `bytes` codec itself is not listed: it follows from the dtype's byte order.
+///
+/// Cheap to keep per array: a known codec's name is static, and the common configurations
+/// (zlib and zstd levels, shuffle element sizes, fletcher32) are one shared map each, where a
+/// scan used to build four allocations for every codec of every array of every file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Codec {
-    pub name: String,
+    pub name: Cow<'static, str>,
     #[serde(default)]
-    pub configuration: Map<String, Value>,
+    pub configuration: Arc<Map<String, Value>>,
     pub stage: CodecStage,
+}
+
+/// Shared configurations, by a small parameter (a level, an element size).
+type Shared<const N: usize> = [OnceLock<Arc<Map<String, Value>>>; N];
+static ZLIB: Shared<10> = [const { OnceLock::new() }; 10];
+static SHUFFLE: Shared<17> = [const { OnceLock::new() }; 17];
+static ZSTD: Shared<23> = [const { OnceLock::new() }; 23];
+static EMPTY: Shared<1> = [const { OnceLock::new() }; 1];
+
+/// The map `make` builds, shared through `cells[i]` when there is such a cell.
+fn shared<const N: usize>(
+    cells: &'static Shared<N>,
+    i: usize,
+    make: impl FnOnce() -> Value,
+) -> Arc<Map<String, Value>> {
+    let build = || Arc::new(object(make()));
+    match cells.get(i) {
+        Some(cell) => Arc::clone(cell.get_or_init(build)),
+        None => build(),
+    }
+}
+
+fn object(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+/// A known codec's name as the static string, any other as its own.
+fn codec_name(name: &str) -> Cow<'static, str> {
+    crate::CodecId::ALL
+        .iter()
+        .find(|(_, n, _)| *n == name)
+        .map_or_else(
+            || Cow::Owned(name.to_string()),
+            |(_, n, _)| Cow::Borrowed(*n),
+        )
 }
 
 impl Codec {
     pub fn new(name: &str, stage: CodecStage, configuration: Value) -> Self {
-        let configuration = match configuration {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
         Codec {
-            name: name.to_string(),
-            configuration,
+            name: codec_name(name),
+            configuration: Arc::new(object(configuration)),
             stage,
+        }
+    }
+    fn with_shared(id: crate::CodecId, configuration: Arc<Map<String, Value>>) -> Self {
+        Codec {
+            name: codec_name(id.name()),
+            configuration,
+            stage: CodecStage::BytesToBytes,
         }
     }
     /// The typed identity of this codec (from its name; the serde form keeps the string).
@@ -175,34 +222,35 @@ impl Codec {
     }
     /// HDF5 deflate and TIFF deflate are zlib streams (RFC 1950), not gzip.
     pub fn zlib(level: u32) -> Self {
-        Self::new(
-            crate::CodecId::Zlib.name(),
-            CodecStage::BytesToBytes,
-            serde_json::json!({"level": level}),
-        )
+        let config = shared(
+            &ZLIB,
+            level as usize,
+            || serde_json::json!({"level": level}),
+        );
+        Self::with_shared(crate::CodecId::Zlib, config)
     }
     pub fn shuffle(elementsize: usize) -> Self {
-        Self::new(
-            crate::CodecId::Shuffle.name(),
-            CodecStage::BytesToBytes,
-            serde_json::json!({"elementsize": elementsize}),
-        )
+        let config = shared(
+            &SHUFFLE,
+            elementsize,
+            || serde_json::json!({"elementsize": elementsize}),
+        );
+        Self::with_shared(crate::CodecId::Shuffle, config)
     }
     pub fn fletcher32() -> Self {
-        Self::new(
-            crate::CodecId::Fletcher32.name(),
-            CodecStage::BytesToBytes,
-            serde_json::json!({}),
-        )
+        let config = shared(&EMPTY, 0, || serde_json::json!({}));
+        Self::with_shared(crate::CodecId::Fletcher32, config)
     }
     /// Zarr v3's registered `zstd` codec (zarr-python's core `ZstdCodec`), not `numcodecs.zstd`.
     /// `checksum` only decides whether an encoder writes one; a frame that has one decodes either way.
     pub fn zstd(level: i32) -> Self {
-        Self::new(
-            crate::CodecId::Zstd.name(),
-            CodecStage::BytesToBytes,
-            serde_json::json!({"level": level, "checksum": false}),
-        )
+        let i = usize::try_from(level).unwrap_or(usize::MAX);
+        let config = shared(
+            &ZSTD,
+            i,
+            || serde_json::json!({"level": level, "checksum": false}),
+        );
+        Self::with_shared(crate::CodecId::Zstd, config)
     }
     /// The `zarr.json` form: `{"name": …, "configuration": {…}}` (always with a configuration object).
     pub fn to_json(&self) -> Value {

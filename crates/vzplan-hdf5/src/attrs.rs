@@ -30,6 +30,7 @@ pub fn read_all_checked<'a>(
     let mut failed = Vec::new();
     for msg in oh.all(m::ATTRIBUTE) {
         let a = match ohdr::resolved(ctx, msg) {
+            Ok(body) if m::attribute_name(&body).is_some_and(unused) => continue,
             Ok(Cow::Borrowed(body)) => m::attribute(ctx, body),
             // Shared: the body was read from another header, so the attribute copies its values.
             Ok(Cow::Owned(body)) => m::attribute(ctx, &body).map(Attribute::into_owned),
@@ -92,6 +93,9 @@ fn dense(
                 continue;
             }
         };
+        if m::attribute_name(&body).is_some_and(unused) {
+            continue;
+        }
         if let Ok(a) = m::attribute(ctx, &body) {
             keyed.push((corder, a.into_owned()));
         }
@@ -120,6 +124,17 @@ pub fn hidden(name: &str) -> bool {
     ) || name.starts_with("_Netcdf4")
 }
 
+/// Attributes no reader of the object looks at: [`hidden`] ones but for the dimension-scale
+/// markers the netCDF pass reads (`CLASS`, `NAME`, `DIMENSION_LIST`). Their messages are passed
+/// over undecoded: `REFERENCE_LIST` alone is a compound type and an array of references on every
+/// dimension scale.
+pub fn unused(name: &[u8]) -> bool {
+    match std::str::from_utf8(name) {
+        Ok(n) => hidden(n) && !matches!(n, "CLASS" | "NAME" | "DIMENSION_LIST"),
+        Err(_) => false,
+    }
+}
+
 /// The user-visible attributes as a JSON map.
 pub fn to_map(ctx: &Ctx, gh: &GlobalHeaps, attrs: &[Attribute]) -> Map<String, Value> {
     let mut out = Map::new();
@@ -128,7 +143,7 @@ pub fn to_map(ctx: &Ctx, gh: &GlobalHeaps, attrs: &[Attribute]) -> Map<String, V
             continue;
         }
         if let Some(v) = value(ctx, gh, a) {
-            out.insert(a.name.clone(), v);
+            out.insert(a.name.to_string(), v);
         }
     }
     out
@@ -213,13 +228,13 @@ fn text(b: &[u8], pad: u8) -> String {
 }
 
 /// The element bytes of a vlen element (length + global heap ID) from the global heap.
-pub fn vlen_bytes(ctx: &Ctx, gh: &GlobalHeaps, elem: &[u8]) -> Result<(u32, std::rc::Rc<[u8]>)> {
+pub fn vlen_bytes(ctx: &Ctx, gh: &GlobalHeaps, elem: &[u8]) -> Result<(u32, bytes::Bytes)> {
     let mut c = ctx.cur(elem);
     let len = c.u32()?;
     let addr = c.offset()?;
     let index = c.u32()?;
     if len == 0 || addr == 0 || ctx.is_undef(addr) {
-        return Ok((0, std::rc::Rc::from(&[][..])));
+        return Ok((0, bytes::Bytes::new()));
     }
     Ok((len, gh.get(ctx, addr, index)?))
 }

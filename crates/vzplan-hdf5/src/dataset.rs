@@ -119,7 +119,7 @@ fn describe(
     let (alist, attr_problems) = attrs::read_all_checked(ctx, oh)?;
     info.attr_problems = attr_problems;
     for a in &alist {
-        match a.name.as_str() {
+        match a.name.as_ref() {
             "CLASS" => {
                 if let Some(serde_json::Value::String(s)) = attrs::value(ctx, gh, a) {
                     info.is_scale = s == "DIMENSION_SCALE";

@@ -29,7 +29,8 @@ pub fn codecs(
     chunk_elems: u64,
 ) -> std::result::Result<Vec<Codec>, String> {
     let esize = dtype.size;
-    let mut out = Vec::new();
+    // One codec a filter but for bitshuffle (two); kept with the layout, so not grown by doubling.
+    let mut out = Vec::with_capacity(filters.len());
     for (i, f) in filters.iter().enumerate() {
         let v = |k: usize| f.values.get(k).copied();
         match f.id {

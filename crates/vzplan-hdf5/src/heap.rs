@@ -42,9 +42,10 @@ impl LocalHeap {
     }
 }
 
-/// The objects of one collection, by heap object index. Shared, not copied: many vlen elements
-/// may point at one large object, and each look-up must not cost the object's size.
-type Collection = Rc<HashMap<u16, Rc<[u8]>>>;
+/// The objects of one collection, by heap object index: slices of the collection's bytes (of the
+/// reader's cached buffer where it can be), not copies. Many vlen elements may point at one large
+/// object, and each look-up must not cost the object's size.
+type Collection = Rc<HashMap<u16, bytes::Bytes>>;
 
 /// Parsed global heap collections, cached by address (a file usually has one or a few).
 #[derive(Default)]
@@ -54,7 +55,7 @@ pub struct GlobalHeaps {
 
 impl GlobalHeaps {
     /// Object `index` of the collection at `addr`.
-    pub fn get(&self, ctx: &Ctx, addr: u64, index: u32) -> Result<Rc<[u8]>> {
+    pub fn get(&self, ctx: &Ctx, addr: u64, index: u32) -> Result<bytes::Bytes> {
         let col = self.collection(ctx, addr)?;
         let idx = u16::try_from(index)
             .map_err(|_| Error::malformed(format!("global heap index {index}")))?;
@@ -81,7 +82,7 @@ impl GlobalHeaps {
         }
         c.skip(3)?;
         let size = c.length()?;
-        let buf = ctx.read(addr, size)?;
+        let buf = ctx.read_bytes(addr, size)?;
         let mut c = ctx.cur(&buf);
         c.skip(8 + ctx.sl as usize)?;
         let mut objs = HashMap::default();
@@ -97,7 +98,7 @@ impl GlobalHeaps {
                 .ok()
                 .filter(|&n| n <= c.remaining())
                 .ok_or_else(|| Error::malformed("global heap object larger than its collection"))?;
-            objs.insert(index, Rc::from(c.bytes(n)?));
+            objs.insert(index, buf.slice_ref(c.bytes(n)?));
             let aligned = c.pos().div_ceil(8) * 8;
             if aligned > buf.len() {
                 break;

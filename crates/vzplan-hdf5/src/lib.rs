@@ -138,8 +138,8 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
     w.group(String::new(), &root, 0)?;
     let arrays = netcdf::assign_dims(&w.groups, &mut w.dsets);
     let mut problems = w.problems;
-    let mut out_arrays = Vec::new();
-    let mut padding = Vec::new();
+    let mut out_arrays = Vec::with_capacity(w.dsets.len());
+    let mut padding = Vec::with_capacity(w.dsets.len());
     for (d, dims) in w.dsets.into_iter().zip(arrays) {
         for reason in &d.attr_problems {
             problems.push(attr_problem(&d.path, reason));

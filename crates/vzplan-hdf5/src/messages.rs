@@ -402,6 +402,12 @@ pub fn cstr(b: &[u8]) -> String {
     lossy(&b[..end])
 }
 
+/// [`cstr`], borrowed when the bytes are UTF-8.
+pub fn cstr_cow(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    let end = b.iter().position(|&x| x == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end])
+}
+
 /// `String::from_utf8_lossy`, with `str::from_utf8`'s faster check first (names are UTF-8).
 pub fn lossy(b: &[u8]) -> String {
     match std::str::from_utf8(b) {
@@ -694,7 +700,9 @@ pub fn attr_info(c: &mut Cur) -> Result<AttrInfo> {
 /// IV.A.2.m Attribute: name, type, space and raw data.
 #[derive(Debug, Clone)]
 pub struct Attribute<'a> {
-    pub name: String,
+    /// Borrowed from the message body when it is UTF-8: not an allocation for each of the ~20
+    /// attributes of a small netCDF-4 file.
+    pub name: std::borrow::Cow<'a, str>,
     pub dtype: Datatype,
     /// The datatype's stored element size (for vlen types the size of the in-object element).
     pub elem_size: u32,
@@ -707,10 +715,26 @@ impl Attribute<'_> {
     /// The attribute with its own copy of the values (of a body that does not outlive it).
     pub fn into_owned(self) -> Attribute<'static> {
         Attribute {
+            name: std::borrow::Cow::Owned(self.name.into_owned()),
             data: std::borrow::Cow::Owned(self.data.into_owned()),
             ..self
         }
     }
+}
+
+/// The name of the attribute in message `body`, up to its first NUL, without parsing the rest
+/// (`None` when the message is too short or of an unknown version): lets a reader pass over the
+/// attributes it drops ([`crate::attrs::unused`]) without decoding their types and values.
+pub fn attribute_name(body: &[u8]) -> Option<&[u8]> {
+    let (&version, rest) = body.split_first()?;
+    let start: usize = match version {
+        1 | 2 => 8,
+        3 => 9,
+        _ => return None,
+    };
+    let size = usize::from(u16::from_le_bytes([*rest.get(1)?, *rest.get(2)?]));
+    let name = body.get(start..start.checked_add(size)?)?;
+    Some(name.split(|&b| b == 0).next().unwrap_or(name))
 }
 
 pub fn attribute<'a>(ctx: &Ctx, body: &'a [u8]) -> Result<Attribute<'a>> {
@@ -734,7 +758,7 @@ pub fn attribute<'a>(ctx: &Ctx, body: &'a [u8]) -> Result<Attribute<'a>> {
         c.skip(1)?; // character set of the name
     }
     let pad = |n: usize| if version == 1 { n.div_ceil(8) * 8 } else { n };
-    let name = cstr(c.bytes(pad(name_size))?);
+    let name = cstr_cow(c.bytes(pad(name_size))?);
     let dt_raw = c.bytes(pad(dt_size))?;
     let ds_raw = c.bytes(pad(ds_size))?;
     if flags & 0x02 != 0 {

@@ -7,7 +7,6 @@
 
 use crate::chunks::checksum::verify;
 use crate::ctx::Ctx;
-use crate::ctx::HashSet;
 use crate::error::{Error, Result};
 use bytes::Bytes;
 use std::borrow::Cow;
@@ -175,7 +174,8 @@ impl Partial {
         if pending.is_empty() {
             return Ok(out); // most headers: no set of blocks seen to build
         }
-        let mut seen = HashSet::from_iter([addr]);
+        // A header has a block or two: a short list, not a hash set (one allocation a header).
+        let mut seen: smallvec::SmallVec<[u64; 8]> = smallvec::smallvec![addr];
         // The blocks of one header do not overlap, so together they fit in the file.
         let mut read = 0u64;
         while let Some((a, len)) = pending.pop() {
@@ -190,11 +190,13 @@ impl Partial {
                     "object header continuation blocks larger than the file",
                 ));
             }
-            if !seen.insert(a) {
+            // At most MAX_BLOCKS addresses, each compared with the others once.
+            if seen.contains(&a) {
                 return Err(Error::malformed(format!(
                     "object header continuation cycle at {a:#x}"
                 )));
             }
+            seen.push(a);
             let block = ctx.read_bytes(a, len)?;
             if let Some(_flags) = v2flags {
                 if !block.starts_with(b"OCHK") || block.len() < 8 {

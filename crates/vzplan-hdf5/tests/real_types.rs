@@ -19,7 +19,7 @@ fn load(name: &str) -> SourceLayout {
 
 fn codec_names(l: &SourceLayout, a: &str) -> Vec<String> {
     let a = l.arrays.iter().find(|x| x.path == a).unwrap();
-    a.codecs.iter().map(|c| c.name.clone()).collect()
+    a.codecs.iter().map(|c| c.name.to_string()).collect()
 }
 
 #[test]
@@ -145,7 +145,7 @@ fn plugin_filters() {
     assert_eq!(codec_names(&l, "blosc_lz4"), ["blosc"]);
     let b = l.arrays.iter().find(|a| a.path == "blosc_lz4").unwrap();
     assert_eq!(
-        serde_json::Value::Object(b.codecs[0].configuration.clone()),
+        serde_json::Value::Object((*b.codecs[0].configuration).clone()),
         json!({"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 4, "blocksize": 0})
     );
     assert_eq!(codec_names(&l, "lz4"), ["imagecodecs_lz4h5"]);

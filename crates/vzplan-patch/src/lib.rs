@@ -78,7 +78,7 @@ pub fn encode(codecs: &[Codec], dtype: &DType, raw: &[u8]) -> Result<Vec<u8>, Pa
 fn stage(c: &Codec) -> Result<&'static dyn codec::PatchCodec, PatchError> {
     match c.stage {
         CodecStage::BytesToBytes => codec::find(c),
-        _ => Err(PatchError::Codec(c.name.clone())),
+        _ => Err(PatchError::Codec(c.name.to_string())),
     }
 }
 

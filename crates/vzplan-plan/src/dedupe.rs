@@ -13,30 +13,50 @@ pub(crate) fn dedupe(
     failures: &[ScanFailure],
     findings: &mut Vec<Finding>,
 ) -> (Vec<SourceLayout>, Vec<ScanFailure>) {
-    let mut times: HashMap<String, usize> = HashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let mut count = |url: &str| {
-        let n = times.entry(url.to_string()).or_insert(0);
-        if *n == 0 {
-            order.push(url.to_string());
-        }
-        *n += 1;
-        *n == 1
-    };
-    let layouts: Vec<SourceLayout> = layouts.into_iter().filter(|l| count(&l.url)).collect();
-    let failures: Vec<ScanFailure> = failures.iter().filter(|f| count(&f.url)).cloned().collect();
-    for url in order {
-        let n = times.get(&url).copied().unwrap_or(1);
-        if n > 1 {
-            findings.push(
-                Finding::new(
-                    FindingKind::Duplicate,
-                    Severity::Info,
-                    format!("given {n} times (overlapping inputs); used once"),
-                )
-                .file(&url),
-            );
+    // Counted over borrowed URLs (no copy of each URL at 10^5 files), then filtered by position.
+    let urls = layouts
+        .iter()
+        .map(|l| &l.url)
+        .chain(failures.iter().map(|f| &f.url));
+    let mut times: HashMap<&str, usize> = HashMap::with_capacity(layouts.len() + failures.len());
+    let first: Vec<bool> = urls
+        .map(|u| {
+            let n = times.entry(u.as_str()).or_insert(0);
+            *n += 1;
+            *n == 1
+        })
+        .collect();
+    if times.len() < first.len() {
+        let mut seen = std::collections::HashSet::new();
+        for u in layouts
+            .iter()
+            .map(|l| &l.url)
+            .chain(failures.iter().map(|f| &f.url))
+        {
+            let n = times.get(u.as_str()).copied().unwrap_or(1);
+            if n > 1 && seen.insert(u.as_str()) {
+                findings.push(
+                    Finding::new(
+                        FindingKind::Duplicate,
+                        Severity::Info,
+                        format!("given {n} times (overlapping inputs); used once"),
+                    )
+                    .file(u),
+                );
+            }
         }
     }
+    let (keep_layouts, keep_failures) = first.split_at(layouts.len());
+    let failures = failures
+        .iter()
+        .zip(keep_failures)
+        .filter(|(_, &k)| k)
+        .map(|(f, _)| f.clone())
+        .collect();
+    let mut keep = keep_layouts.iter();
+    let layouts = layouts
+        .into_iter()
+        .filter(|_| keep.next().copied().unwrap_or(true))
+        .collect();
     (layouts, failures)
 }

@@ -490,7 +490,7 @@ fn jpeg_with_tables(codecs: &mut [Codec], tables: &[u8]) {
     use base64::Engine;
     for c in codecs.iter_mut().filter(|c| c.id() == CodecId::Jpeg) {
         let b64 = base64::engine::general_purpose::STANDARD.encode(tables);
-        c.configuration.insert("tables".into(), json!(b64));
+        std::sync::Arc::make_mut(&mut c.configuration).insert("tables".into(), json!(b64));
     }
 }
 

@@ -214,7 +214,7 @@ fn every_fixture_matches_its_oracle() {
             let got: Vec<String> = a
                 .codecs
                 .iter()
-                .map(|c| format!("{}{}", c.name, Value::Object(c.configuration.clone())))
+                .map(|c| format!("{}{}", c.name, Value::Object((*c.configuration).clone())))
                 .collect();
             assert_eq!(
                 got,

@@ -137,7 +137,7 @@ fn var_info(a: &vzplan_core::ArrayLayout) -> VarInfo {
         dtype: a.dtype.numpy_str(),
         shape: a.shape.clone(),
         chunks: a.chunks.block.clone(),
-        codecs: a.codecs.iter().map(|c| c.name.clone()).collect(),
+        codecs: a.codecs.iter().map(|c| c.name.to_string()).collect(),
         fill_value: a.fill_value.as_deref().and_then(|f| a.dtype.decode_f64(f)),
         fill_hex: a.fill_value.as_deref().map(hex),
         edges: a.chunks.edges,

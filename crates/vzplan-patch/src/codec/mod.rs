@@ -38,5 +38,5 @@ pub fn find(c: &Codec) -> Result<&'static dyn PatchCodec, PatchError> {
         .iter()
         .copied()
         .find(|p| p.id() == id)
-        .ok_or_else(|| PatchError::Codec(c.name.clone()))
+        .ok_or_else(|| PatchError::Codec(c.name.to_string()))
 }

@@ -1,0 +1,82 @@
+//! `messages::attribute_name` (the peek that lets the reader pass over the attributes it drops
+//! undecoded) names every attribute message of the HDF5 and netCDF-4 fixtures as the full parse
+//! does, and the attributes passed over are exactly the hidden ones nothing reads.
+
+use std::path::PathBuf;
+use vzplan_hdf5::ctx::Ctx;
+use vzplan_hdf5::{attrs, group, messages as m, ohdr, superblock};
+use vzplan_io::MemObject;
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/hdf5");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("h5" | "nc")))
+        .collect();
+    out.sort();
+    out
+}
+
+/// (peeked name, parsed name) of every compact attribute message of every object reachable by
+/// hard links from the root group.
+fn names(path: &PathBuf) -> Vec<(String, String)> {
+    let m_obj = MemObject::new("mem://f", std::fs::read(path).unwrap());
+    let sb = superblock::read(&m_obj).unwrap();
+    let ctx = Ctx {
+        r: &m_obj,
+        so: sb.so,
+        sl: sb.sl,
+        base: sb.base,
+    };
+    let mut todo = vec![sb.root];
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    while let Some(addr) = todo.pop() {
+        if !seen.insert(addr) {
+            continue;
+        }
+        let oh = ohdr::read(&ctx, addr).unwrap();
+        for msg in oh.all(m::ATTRIBUTE) {
+            let body = ohdr::resolved(&ctx, msg).unwrap();
+            let Ok(a) = m::attribute(&ctx, &body) else {
+                continue;
+            };
+            let peeked = m::attribute_name(&body).expect("a parsed attribute has a name");
+            out.push((
+                String::from_utf8_lossy(peeked).into_owned(),
+                a.name.to_string(),
+            ));
+        }
+        if let Ok(links) = group::links(&ctx, &oh) {
+            todo.extend(links.iter().filter_map(|l| l.hard));
+        }
+    }
+    out
+}
+
+#[test]
+fn peeked_names_are_the_parsed_names() {
+    let mut total = 0;
+    let mut dropped = 0;
+    for f in fixtures() {
+        for (peeked, parsed) in names(&f) {
+            assert_eq!(peeked, parsed, "{}", f.display());
+            total += 1;
+            if attrs::unused(peeked.as_bytes()) {
+                assert!(attrs::hidden(&parsed), "{parsed} is shown but passed over");
+                assert!(!matches!(
+                    parsed.as_str(),
+                    "CLASS" | "NAME" | "DIMENSION_LIST"
+                ));
+                dropped += 1;
+            }
+        }
+    }
+    // The fixtures hold user attributes and netCDF-4's own ones (REFERENCE_LIST, _Netcdf4Dimid…).
+    assert!(total > 50, "{total} attributes");
+    assert!(
+        dropped > 10 && dropped < total,
+        "{dropped} of {total} passed over"
+    );
+}
