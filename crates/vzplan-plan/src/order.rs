@@ -71,9 +71,26 @@ pub(crate) fn order_files(
 
     let ok = rules::sequence::check(&layouts, &coords, &order, dim, findings);
 
-    let mut slots: Vec<Option<SourceLayout>> = layouts.drain(..).map(Some).collect();
-    let ordered = order.iter().filter_map(|&i| slots[i].take()).collect();
-    (ordered, ok)
+    permute(&mut layouts, &order);
+    (layouts, ok)
+}
+
+/// Puts what was at `order[k]` at position `k`, in place, one cycle of the permutation at a
+/// time: no second vector of layouts (at 10^5 files, tens of MB touched for nothing).
+fn permute<T>(v: &mut [T], order: &[usize]) {
+    let mut done = vec![false; v.len()];
+    for start in 0..v.len() {
+        let mut k = start;
+        while !done[k] {
+            done[k] = true;
+            let from = order[k];
+            if from == start {
+                break;
+            }
+            v.swap(k, from);
+            k = from;
+        }
+    }
 }
 
 /// The concat coordinate's units must agree (after rebasing), else values cannot be compared.
@@ -101,4 +118,27 @@ fn units_agree(layouts: &[SourceLayout], dim: &str, findings: &mut Vec<Finding>)
         return false;
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::permute;
+
+    #[test]
+    fn permute_puts_each_item_where_the_order_says() {
+        let orders: [&[usize]; 5] = [
+            &[0, 1, 2, 3],
+            &[3, 2, 1, 0],
+            &[1, 2, 3, 0],
+            &[2, 0, 1, 4, 3],
+            &[4, 3, 0, 1, 2, 6, 5],
+        ];
+        for order in orders {
+            let old: Vec<usize> = (0..order.len()).map(|i| 10 * i).collect();
+            let mut v = old.clone();
+            permute(&mut v, order);
+            let want: Vec<usize> = order.iter().map(|&i| old[i]).collect();
+            assert_eq!(v, want, "{order:?}");
+        }
+    }
 }

@@ -63,6 +63,9 @@ pub(crate) fn drop_unreadable(
             })
         })
         .collect();
+    if odd.iter().all(Option::is_none) {
+        return layouts;
+    }
     let mut kept = Vec::with_capacity(layouts.len());
     for (l, why) in layouts.into_iter().zip(odd) {
         match why {

@@ -34,6 +34,12 @@ pub(crate) fn reject_invalid(l: &mut SourceLayout) {
             }
         }
     }
+    // Nearly every file passes: its arrays stay where the reader put them. (A new vector per
+    // file, made on the planning thread, would be fresh memory: the scanning threads' blocks it
+    // frees do not come back to this thread. At 1,000 small files that was 1.9 MB of page faults.)
+    if l.arrays.iter().all(|a| check(a, size).is_ok()) {
+        return;
+    }
     let mut ok = Vec::with_capacity(l.arrays.len());
     let mut bad = Vec::new();
     for a in std::mem::take(&mut l.arrays) {
