@@ -86,20 +86,66 @@ def make_chunked(d, files, chunks, names=("tas",), prefix="tas"):
     return paths
 
 
+RUNNER_C = r"""
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+/* runner OUT CMD ARGS...: runs CMD with its output to /dev/null and writes the child's own
+   usage to OUT: "user_us sys_us maxrss_kib exit_code". Not the runner's: wait4 reports the
+   child alone, where GNU time's usage included GNU time itself (~0.8 ms a run). */
+int main(int argc, char **argv) {
+    if (argc < 3) return 2;
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execvp(argv[2], argv + 2);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &st, 0, &ru) < 0) return 1;
+    FILE *f = fopen(argv[1], "w");
+    if (!f) return 1;
+    fprintf(f, "%ld %ld %ld %d\n",
+            ru.ru_utime.tv_sec * 1000000L + ru.ru_utime.tv_usec,
+            ru.ru_stime.tv_sec * 1000000L + ru.ru_stime.tv_usec, ru.ru_maxrss,
+            WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    return fclose(f) != 0;
+}
+"""
+
+_runner = None
+
+
+def runner():
+    """The runner above, compiled once (with `cc`) into a temporary directory."""
+    global _runner
+    if _runner is None:
+        d = tempfile.mkdtemp(prefix="vzplan-bench-runner-")
+        src, exe = Path(d) / "runner.c", Path(d) / "runner"
+        src.write_text(RUNNER_C)
+        subprocess.run(["cc", "-O2", "-o", str(exe), str(src)], check=True)
+        _runner = str(exe)
+    return _runner
+
+
 def cpu_run(argv):
-    """CPU seconds (user + sys, from wait4: to the microsecond, where GNU time rounds to 10 ms),
-    wall seconds and peak RSS in MiB of one vzplan run. The peak is GNU time's: a child forked
-    from this Python would count Python's pages in its own."""
+    """CPU seconds (user + sys, to the microsecond), wall seconds and peak RSS in MiB of one
+    vzplan (or floor) run: its own, as a small C runner's wait4 reports them. Not from this
+    Python: a child forked from it would count Python's pages in its peak; and not through GNU
+    time, whose own CPU (~0.8 ms) wait4 on it adds to the command's (runs before 2026-12-05g)."""
     with tempfile.NamedTemporaryFile("r") as tf:
         t = time.perf_counter()
-        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", tf.name, *argv],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, ru = os.wait4(p.pid, 0)  # GNU time's usage includes the vzplan it waited for
+        subprocess.run([runner(), tf.name, *argv], check=True)
         wall = time.perf_counter() - t
-        if os.waitstatus_to_exitcode(status) not in (0, 3):
-            raise RuntimeError(f"{argv[:2]} exited {os.waitstatus_to_exitcode(status)}")
-        rss = int(tf.read().split()[-1])
-    return ru.ru_utime + ru.ru_stime, wall, rss / 1024
+        user, sys_, rss, code = (int(x) for x in tf.read().split())
+    if code not in (0, 3):
+        raise RuntimeError(f"{argv[:2]} exited {code}")
+    return (user + sys_) / 1e6, wall, rss / 1024
 
 
 def sweep_point(vz, paths, repeat, tmp):

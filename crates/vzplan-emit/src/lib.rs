@@ -49,6 +49,22 @@ pub fn chunk_key(array: &str, key: &[u64]) -> String {
     s
 }
 
+/// `n` in decimal.
+fn write_num(w: &mut dyn Write, n: usize) -> io::Result<()> {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    w.write_all(&digits[at..])
+}
+
 fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
@@ -76,27 +92,35 @@ pub fn write_refs(plan: &Plan, w: &mut dyn Write) -> io::Result<()> {
 pub fn write_refs_with(plan: &Plan, opts: RefsOptions, w: &mut dyn Write) -> io::Result<()> {
     let b64 = &base64::engine::general_purpose::STANDARD;
     write!(w, "{{\"version\":1,")?;
-    // The URL each reference names: a template, or the source's URL itself.
-    let urls: Vec<String> = if opts.templates {
-        write!(w, "\"templates\":{{")?;
+    // What follows a reference's key up to its offset, per source: `":[URL,`, where URL is a
+    // template (`"{{u3}}"`) or the source's URL itself. Written straight into place: at one
+    // source a file, five strings a source were a percent of a small-file build.
+    let mut mid = Vec::new();
+    let mut mids: Vec<Piece> = Vec::with_capacity(plan.sources.len());
+    if opts.templates {
+        w.write_all(b"\"templates\":{")?;
         for (i, s) in plan.sources.iter().enumerate() {
-            if i > 0 {
-                write!(w, ",")?;
-            }
-            write!(w, "\"u{i}\":{}", json_str(&s.url))?;
+            let sep: &[u8] = if i > 0 { b",\"u" } else { b"\"u" };
+            w.write_all(sep)?;
+            write_num(w, i)?;
+            w.write_all(b"\":")?;
+            serde_json::to_writer(&mut *w, &s.url)?;
+            mid.clear();
+            mid.extend_from_slice(b"\":[\"{{u");
+            write_num(&mut mid, i)?;
+            mid.extend_from_slice(b"}}\",");
+            mids.push(Piece::new(&mid));
         }
-        write!(w, "}},")?;
-        (0..plan.sources.len())
-            .map(|i| json_str(&format!("{{{{u{i}}}}}")))
-            .collect()
+        w.write_all(b"},")?;
     } else {
-        plan.sources.iter().map(|s| json_str(&s.url)).collect()
-    };
-    // What follows a reference's key up to its offset, per source: `":[URL,`.
-    let mids: Vec<Piece> = urls
-        .iter()
-        .map(|u| Piece::new(&[b"\":[", u.as_bytes(), b","].concat()))
-        .collect();
+        for s in &plan.sources {
+            mid.clear();
+            mid.extend_from_slice(b"\":[");
+            serde_json::to_writer(&mut mid, &s.url)?;
+            mid.push(b',');
+            mids.push(Piece::new(&mid));
+        }
+    }
     write!(w, "\n\"refs\":{{\n")?;
     write!(w, "\"zarr.json\":{}", json_str(&zarr::root_json(plan)))?;
     for (g, doc) in zarr::groups_json(plan) {

@@ -129,10 +129,16 @@ pub fn hidden(name: &str) -> bool {
 /// over undecoded: `REFERENCE_LIST` alone is a compound type and an array of references on every
 /// dimension scale.
 pub fn unused(name: &[u8]) -> bool {
-    match std::str::from_utf8(name) {
-        Ok(n) => hidden(n) && !matches!(n, "CLASS" | "NAME" | "DIMENSION_LIST"),
-        Err(_) => false,
-    }
+    // On the bytes (no UTF-8 check for a name that is ASCII or not one of these): [`hidden`]'s
+    // names but the three.
+    matches!(
+        name,
+        b"REFERENCE_LIST"
+            | b"_Netcdf4Dimid"
+            | b"_Netcdf4Coordinates"
+            | b"_nc3_strict"
+            | b"_NCProperties"
+    ) || name.starts_with(b"_Netcdf4")
 }
 
 /// The user-visible attributes as a JSON map.

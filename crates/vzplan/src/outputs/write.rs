@@ -280,7 +280,7 @@ pub fn stage(
                 tmp: Some(tmp),
                 target,
             };
-            let mut bw = io::BufWriter::with_capacity(1 << 20, &file);
+            let mut bw = io::BufWriter::with_capacity(BUFFER, &file);
             f(&mut bw).map_err(&err)?;
             bw.flush().map_err(&err)?;
             drop(bw);
@@ -290,8 +290,13 @@ pub fn stage(
     }
 }
 
+/// Bytes an output is written in: large enough that a write call costs little beside its copy,
+/// small enough that a refs.json of hundreds of KB is not laid out whole in fresh pages (at
+/// 1 MiB, the 700 KB of a 1,000-file build were 170 page faults).
+const BUFFER: usize = 256 * 1024;
+
 fn direct(w: &mut dyn Write, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
-    let mut bw = io::BufWriter::with_capacity(1 << 20, w);
+    let mut bw = io::BufWriter::with_capacity(BUFFER, w);
     f(&mut bw)?;
     bw.flush()
 }
