@@ -56,7 +56,7 @@ impl<'a> Ctx<'a> {
     }
     /// [`Ctx::read_upto`] for several structures at once, in one batch: on object storage the
     /// reads go out concurrently (and coalesced), so a whole B-tree level costs one round trip.
-    pub fn read_many_upto(&self, reqs: &[(u64, u64)]) -> Result<Vec<Vec<u8>>> {
+    pub fn read_many_upto(&self, reqs: &[(u64, u64)]) -> Result<Vec<bytes::Bytes>> {
         let size = self.r.size();
         let mut ranges = Vec::with_capacity(reqs.len());
         for &(addr, len) in reqs {
@@ -68,7 +68,7 @@ impl<'a> Ctx<'a> {
             }
             ranges.push((abs, len.min(size - abs)));
         }
-        Ok(self.r.read_many(&ranges)?)
+        Ok(self.r.read_many_bytes(&ranges)?)
     }
     /// Asks for several structures at once ([`RangeRead::prefetch`]) so that the reads that
     /// follow find them in the block cache: on object storage, one round trip for a whole level

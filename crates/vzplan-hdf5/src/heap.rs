@@ -42,38 +42,47 @@ impl LocalHeap {
     }
 }
 
-/// The objects of one collection, by heap object index: slices of the collection's bytes (of the
-/// reader's cached buffer where it can be), not copies. Many vlen elements may point at one large
-/// object, and each look-up must not cost the object's size.
-type Collection = Rc<HashMap<u16, bytes::Bytes>>;
+/// One collection: its bytes (a slice of the reader's cached buffer where it can be) and where
+/// each object lies in them, by heap object index (ascending; the last of a repeated index
+/// wins). Objects are handed out as slices, not copies: many vlen elements may point at one
+/// large object, and each look-up must not cost the object's size.
+struct Collection {
+    buf: bytes::Bytes,
+    objs: Vec<(u16, (usize, usize))>,
+}
 
 /// Parsed global heap collections, cached by address (a file usually has one or a few).
 #[derive(Default)]
 pub struct GlobalHeaps {
-    cols: RefCell<HashMap<u64, Collection>>,
+    cols: RefCell<HashMap<u64, Rc<Collection>>>,
 }
 
 impl GlobalHeaps {
     /// Object `index` of the collection at `addr`.
     pub fn get(&self, ctx: &Ctx, addr: u64, index: u32) -> Result<bytes::Bytes> {
         let col = self.collection(ctx, addr)?;
-        let idx = u16::try_from(index)
-            .map_err(|_| Error::malformed(format!("global heap index {index}")))?;
-        col.get(&idx).cloned().ok_or_else(|| {
-            Error::malformed(format!(
+        let found = u16::try_from(index)
+            .ok()
+            .and_then(|i| col.objs.binary_search_by_key(&i, |o| o.0).ok());
+        match found {
+            Some(k) => {
+                let (_, (at, len)) = col.objs[k];
+                Ok(col.buf.slice(at..at + len))
+            }
+            None => Err(Error::malformed(format!(
                 "global heap object {index} missing from the collection at {addr:#x}"
-            ))
-        })
+            ))),
+        }
     }
 
-    fn collection(&self, ctx: &Ctx, addr: u64) -> Result<Collection> {
+    fn collection(&self, ctx: &Ctx, addr: u64) -> Result<Rc<Collection>> {
         if let Some(c) = self.cols.borrow().get(&addr) {
             return Ok(c.clone());
         }
         if self.cols.borrow().len() > 4096 {
             return Err(Error::malformed("too many global heap collections"));
         }
-        let head = ctx.read(addr, 8 + ctx.sl as u64)?;
+        let head = ctx.read_bytes(addr, 8 + ctx.sl as u64)?;
         let mut c = ctx.cur(&head);
         c.sig(b"GCOL")?;
         let v = c.u8()?;
@@ -85,7 +94,7 @@ impl GlobalHeaps {
         let buf = ctx.read_bytes(addr, size)?;
         let mut c = ctx.cur(&buf);
         c.skip(8 + ctx.sl as usize)?;
-        let mut objs = HashMap::default();
+        let mut objs: Vec<(u16, (usize, usize))> = Vec::new();
         // Each object: index (2), reference count (2), reserved (4), size (L), data padded to 8.
         while c.remaining() >= 8 + ctx.sl as usize {
             let index = c.u16()?;
@@ -98,15 +107,44 @@ impl GlobalHeaps {
                 .ok()
                 .filter(|&n| n <= c.remaining())
                 .ok_or_else(|| Error::malformed("global heap object larger than its collection"))?;
-            objs.insert(index, buf.slice_ref(c.bytes(n)?));
+            objs.push((index, (c.pos(), n)));
+            c.skip(n)?;
             let aligned = c.pos().div_ceil(8) * 8;
             if aligned > buf.len() {
                 break;
             }
             c.seek(aligned)?;
         }
+        by_index(&mut objs);
+        let objs = Collection { buf, objs };
         let rc = Rc::new(objs);
         self.cols.borrow_mut().insert(addr, rc.clone());
         Ok(rc)
+    }
+}
+
+/// Sorts objects by index, keeping the last of a repeated index (as inserting them into a map
+/// in file order would); a collection in index order, the usual case, is left as it is.
+fn by_index<T>(objs: &mut Vec<(u16, T)>) {
+    if objs.windows(2).all(|w| w[0].0 < w[1].0) {
+        return;
+    }
+    // By index, the last of equal ones first, so that dedup keeps it.
+    objs.sort_by_key(|o| o.0);
+    objs.reverse();
+    objs.dedup_by_key(|o| o.0);
+    objs.reverse();
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn by_index_sorts_and_keeps_the_last_of_a_repeated_index() {
+        let mut v = vec![(3, 'a'), (1, 'b'), (3, 'c'), (2, 'd'), (1, 'e')];
+        super::by_index(&mut v);
+        assert_eq!(v, [(1, 'e'), (2, 'd'), (3, 'c')]);
+        let mut v = vec![(1, 'a'), (2, 'b'), (5, 'c')];
+        super::by_index(&mut v);
+        assert_eq!(v, [(1, 'a'), (2, 'b'), (5, 'c')]);
     }
 }

@@ -381,6 +381,16 @@ impl RangeRead for CachedReader {
             .map(|&(o, l)| self.copy_out(&cache, o, l))
             .collect()
     }
+    fn read_many_bytes(&self, ranges: &[(u64, u64)]) -> Result<Vec<bytes::Bytes>, IoError> {
+        if let Some(w) = self.whole()? {
+            return ranges
+                .iter()
+                .map(|&(o, l)| Ok(w.slice_ref(self.slice_of(w, o, l)?)))
+                .collect();
+        }
+        let bufs = self.read_many(ranges)?;
+        Ok(bufs.into_iter().map(bytes::Bytes::from).collect())
+    }
     fn prefetch(&self, ranges: &[(u64, u64)]) {
         // A hint: an error is left to the read that needs the range.
         if !matches!(self.whole(), Ok(None)) {

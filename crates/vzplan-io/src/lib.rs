@@ -104,6 +104,12 @@ pub trait RangeRead: Send + Sync {
     fn read_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
         ranges.iter().map(|&(o, l)| self.read_at(o, l)).collect()
     }
+    /// [`RangeRead::read_many`] as shared bytes: views of a cached buffer where the reader has
+    /// one (no copy of each range), else the copies themselves, read the same way.
+    fn read_many_bytes(&self, ranges: &[(u64, u64)]) -> Result<Vec<bytes::Bytes>, IoError> {
+        let bufs = self.read_many(ranges)?;
+        Ok(bufs.into_iter().map(bytes::Bytes::from).collect())
+    }
     /// A hint that `ranges` will be read soon, so that a cache fetches them in one batch (one
     /// round trip on object storage). Readers without a cache ignore it, so nothing is read twice.
     fn prefetch(&self, _ranges: &[(u64, u64)]) {}
@@ -575,11 +581,21 @@ mod tests {
         let got = c.read_many(&[(0, 10), (5000, 0), (2500, 3000)]).unwrap();
         let want = [(0, 10), (5000, 0), (2500, 3000)].map(|(o, l)| raw.read_at(o, l).unwrap());
         assert_eq!(got, want);
+        let shared = c
+            .read_many_bytes(&[(0, 10), (5000, 0), (2500, 3000)])
+            .unwrap();
+        assert_eq!(shared, want);
+        assert_eq!(
+            shared[2].as_ptr(),
+            a.as_ptr().wrapping_add(2400),
+            "views, not copies"
+        );
         assert_eq!(a, raw.read_at(100, 50).unwrap());
         let requests = raw.stats().requests;
         assert!(c.read_at(9990, 11).is_err());
         assert!(c.read_bytes(u64::MAX, 2).is_err());
         assert!(c.read_many(&[(0, 10), (10_000, 1)]).is_err());
+        assert!(c.read_many_bytes(&[(0, 10), (10_000, 1)]).is_err());
         assert_eq!(
             requests,
             1 + 4 + 1,

@@ -87,7 +87,7 @@ impl V1<'_, '_> {
     fn node(
         &mut self,
         addr: u64,
-        mut buf: Vec<u8>,
+        mut buf: bytes::Bytes,
         want_level: Option<u8>,
         head: u64,
         entry: u64,
@@ -107,7 +107,7 @@ impl V1<'_, '_> {
         }
         let need = head + used * entry + self.key_len;
         if (buf.len() as u64) < need {
-            buf = self.ctx.read(addr, need)?;
+            buf = self.ctx.read_bytes(addr, need)?;
         }
         let mut c = self.ctx.cur(&buf);
         c.seek(head as usize)?;
