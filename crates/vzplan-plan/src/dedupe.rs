@@ -3,8 +3,8 @@
 //! it holds for scans and `--from-layouts` alike; without it the file overlaps itself along the
 //! concat axis and every variable is left out.
 
+use crate::{FastMap, FastSet};
 use crate::{Finding, FindingKind, ScanFailure, Severity};
-use std::collections::HashMap;
 use vzplan_core::SourceLayout;
 
 /// Keeps the first layout and the first failure of every URL; reports the rest.
@@ -18,7 +18,8 @@ pub(crate) fn dedupe(
         .iter()
         .map(|l| &l.url)
         .chain(failures.iter().map(|f| &f.url));
-    let mut times: HashMap<&str, usize> = HashMap::with_capacity(layouts.len() + failures.len());
+    let mut times: FastMap<&str, usize> = FastMap::default();
+    times.reserve(layouts.len() + failures.len());
     let first: Vec<bool> = urls
         .map(|u| {
             let n = times.entry(u.as_str()).or_insert(0);
@@ -27,7 +28,7 @@ pub(crate) fn dedupe(
         })
         .collect();
     if times.len() < first.len() {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = FastSet::default();
         for u in layouts
             .iter()
             .map(|l| &l.url)

@@ -6,7 +6,6 @@
 //! file never costs the good files' results.
 
 use crate::{Finding, FindingKind};
-use std::collections::HashMap;
 use vzplan_core::{ArrayLayout, Codec, SourceLayout};
 
 /// The index of the most common item (ties: the earliest) and how many items equal it.
@@ -38,8 +37,8 @@ pub(crate) fn drop_unreadable(
     layouts: Vec<SourceLayout>,
     findings: &mut Vec<Finding>,
 ) -> Vec<SourceLayout> {
-    let mut readable: HashMap<&str, usize> = HashMap::new();
-    let mut broken: HashMap<&str, usize> = HashMap::new();
+    let mut readable: crate::FastMap<&str, usize> = crate::FastMap::default();
+    let mut broken: crate::FastMap<&str, usize> = crate::FastMap::default();
     for l in &layouts {
         for a in &l.arrays {
             *readable.entry(a.path.as_str()).or_insert(0) += 1;

@@ -29,7 +29,7 @@ pub(crate) fn select_vars(
 /// Every array path (readable or not), in first-seen order.
 pub(crate) fn array_paths(layouts: &[SourceLayout]) -> Vec<String> {
     let mut paths: Vec<String> = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen: crate::FastSet<&str> = crate::FastSet::default();
     for l in layouts {
         for a in l
             .arrays
@@ -37,7 +37,7 @@ pub(crate) fn array_paths(layouts: &[SourceLayout]) -> Vec<String> {
             .map(|a| &a.path)
             .chain(l.problems.iter().map(|x| &x.path))
         {
-            if seen.insert(a.clone()) {
+            if seen.insert(a) {
                 paths.push(a.clone());
             }
         }
