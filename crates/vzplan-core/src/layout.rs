@@ -155,12 +155,23 @@ pub enum CodecStage {
 /// Cheap to keep per array: a known codec's name is static, and the common configurations
 /// (zlib and zstd levels, shuffle element sizes, fletcher32) are one shared map each, where a
 /// scan used to build four allocations for every codec of every array of every file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Codec {
     pub name: Cow<'static, str>,
     #[serde(default)]
     pub configuration: Arc<Map<String, Value>>,
     pub stage: CodecStage,
+}
+
+/// Equal names, stages and configurations; a shared configuration is equal by its pointer
+/// (planning compares every file's codecs with the others').
+impl PartialEq for Codec {
+    fn eq(&self, other: &Self) -> bool {
+        self.stage == other.stage
+            && self.name == other.name
+            && (Arc::ptr_eq(&self.configuration, &other.configuration)
+                || self.configuration == other.configuration)
+    }
 }
 
 /// Shared configurations, by a small parameter (a level, an element size).
