@@ -49,22 +49,6 @@ pub fn chunk_key(array: &str, key: &[u64]) -> String {
     s
 }
 
-/// `n` in decimal.
-fn write_num(w: &mut dyn Write, n: usize) -> io::Result<()> {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    w.write_all(&digits[at..])
-}
-
 fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
@@ -102,12 +86,11 @@ pub fn write_refs_with(plan: &Plan, opts: RefsOptions, w: &mut dyn Write) -> io:
         for (i, s) in plan.sources.iter().enumerate() {
             let sep: &[u8] = if i > 0 { b",\"u" } else { b"\"u" };
             w.write_all(sep)?;
-            write_num(w, i)?;
-            w.write_all(b"\":")?;
+            write!(w, "{i}\":")?;
             serde_json::to_writer(&mut *w, &s.url)?;
             mid.clear();
             mid.extend_from_slice(b"\":[\"{{u");
-            write_num(&mut mid, i)?;
+            write!(mid, "{i}")?;
             mid.extend_from_slice(b"}}\",");
             mids.push(Piece::new(&mid));
         }
