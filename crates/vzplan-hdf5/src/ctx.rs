@@ -76,6 +76,9 @@ impl<'a> Ctx<'a> {
     /// (as the speculative reads they serve are), those starting past it left out (the read that
     /// needs them reports the error).
     pub fn prefetch(&self, reqs: &[(u64, u64)]) {
+        if !self.r.prefetches() {
+            return;
+        }
         let size = self.r.size();
         let ranges: Vec<(u64, u64)> = reqs
             .iter()
@@ -87,6 +90,11 @@ impl<'a> Ctx<'a> {
         if ranges.len() > 1 {
             self.r.prefetch(&ranges);
         }
+    }
+    /// Whether [`Ctx::prefetch`] reaches a cache: where it does not (a small file read whole),
+    /// the walks need not work out their hints.
+    pub fn prefetches(&self) -> bool {
+        self.r.prefetches()
     }
     /// The "undefined address" (all bits set in Size of Offsets bytes).
     pub fn undef(&self) -> u64 {

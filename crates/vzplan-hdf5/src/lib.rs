@@ -221,12 +221,14 @@ impl Walk<'_, '_> {
             fresh.retain(|a| !self.seen.contains(a));
             let mut headers: HashMap<u64, Result<ohdr::ObjHeader>> =
                 ohdr::read_many(self.ctx, &fresh).into_iter().collect();
-            let mut starts: Vec<(u64, u64)> = headers
-                .values()
-                .filter_map(|oh| chunks::index_start(self.ctx, oh.as_ref().ok()?))
-                .collect();
-            starts.sort_unstable();
-            self.ctx.prefetch(&starts);
+            if self.ctx.prefetches() {
+                let mut starts: Vec<(u64, u64)> = headers
+                    .values()
+                    .filter_map(|oh| chunks::index_start(self.ctx, oh.as_ref().ok()?))
+                    .collect();
+                starts.sort_unstable();
+                self.ctx.prefetch(&starts);
+            }
             for l in window {
                 let Some(addr) = l.hard else { continue };
                 if !self.seen.insert(addr) {

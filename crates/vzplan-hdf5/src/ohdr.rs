@@ -108,8 +108,11 @@ const MANY_BYTES: u64 = 8 << 20;
 /// of the file), then each header is finished (continuations of continuations one by one).
 /// Returns the headers of a prefix of `addrs`, within [`MANY_BYTES`].
 pub fn read_many(ctx: &Ctx, addrs: &[u64]) -> Vec<(u64, Result<ObjHeader>)> {
-    let firsts: Vec<(u64, u64)> = addrs.iter().map(|&a| (a, FIRST_READ)).collect();
-    ctx.prefetch(&firsts);
+    let hints = ctx.prefetches();
+    if hints {
+        let firsts: Vec<(u64, u64)> = addrs.iter().map(|&a| (a, FIRST_READ)).collect();
+        ctx.prefetch(&firsts);
+    }
     let mut kept = 0u64;
     let mut started: Vec<(u64, Result<Partial>)> = Vec::with_capacity(addrs.len());
     for &a in addrs {
@@ -120,20 +123,22 @@ pub fn read_many(ctx: &Ctx, addrs: &[u64]) -> Vec<(u64, Result<ObjHeader>)> {
         kept += p.as_ref().map_or(0, |p| p.out.bytes());
         started.push((a, p));
     }
-    let mut ahead = MANY_BYTES;
-    let mut next: Vec<(u64, u64)> = Vec::new();
-    for &(a, l) in started
-        .iter()
-        .filter_map(|(_, p)| p.as_ref().ok())
-        .flat_map(|p| &p.pending)
-    {
-        if l <= ahead {
-            ahead -= l;
-            next.push((a, l));
+    if hints {
+        let mut ahead = MANY_BYTES;
+        let mut next: Vec<(u64, u64)> = Vec::new();
+        for &(a, l) in started
+            .iter()
+            .filter_map(|(_, p)| p.as_ref().ok())
+            .flat_map(|p| &p.pending)
+        {
+            if l <= ahead {
+                ahead -= l;
+                next.push((a, l));
+            }
         }
+        next.sort_unstable();
+        ctx.prefetch(&next);
     }
-    next.sort_unstable();
-    ctx.prefetch(&next);
     let (mut out, mut done) = (Vec::with_capacity(started.len()), 0u64);
     for (a, p) in started {
         if done > MANY_BYTES {

@@ -391,6 +391,9 @@ impl RangeRead for CachedReader {
         let bufs = self.read_many(ranges)?;
         Ok(bufs.into_iter().map(bytes::Bytes::from).collect())
     }
+    fn prefetches(&self) -> bool {
+        matches!(self.whole(), Ok(None))
+    }
     fn prefetch(&self, ranges: &[(u64, u64)]) {
         // A hint: an error is left to the read that needs the range.
         if !matches!(self.whole(), Ok(None)) {

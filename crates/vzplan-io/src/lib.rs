@@ -113,6 +113,11 @@ pub trait RangeRead: Send + Sync {
     /// A hint that `ranges` will be read soon, so that a cache fetches them in one batch (one
     /// round trip on object storage). Readers without a cache ignore it, so nothing is read twice.
     fn prefetch(&self, _ranges: &[(u64, u64)]) {}
+    /// Whether [`RangeRead::prefetch`] does anything here: a reader can skip working out what to
+    /// ask for (a small local file read whole needs no hints).
+    fn prefetches(&self) -> bool {
+        true
+    }
     /// Requests and bytes so far.
     fn stats(&self) -> Stats;
 }
@@ -601,7 +606,9 @@ mod tests {
             1 + 4 + 1,
             "one read of the cache, the rest comparisons"
         );
+        assert!(!c.prefetches(), "hints are for the blocks");
         let c = CachedReader::new(mem(10_001), whole);
+        assert!(c.prefetches());
         c.read_at(0, 10).unwrap();
         c.read_at(9000, 10).unwrap();
         assert_eq!(c.stats().requests, 2, "a first read and a block");

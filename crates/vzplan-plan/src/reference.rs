@@ -102,31 +102,52 @@ fn concat_dim_of(l: &SourceLayout) -> Option<String> {
 }
 
 /// What must match across files, ignoring the concat axis `k`: compared as a whole to find the
-/// majority, then field by field by [`difference`] to say what differs.
-#[derive(PartialEq)]
+/// majority, then field by field by [`difference`] to say what differs. Borrowed from the layout
+/// (no vectors of names and lengths for every file of every array).
 struct Signature<'a> {
-    dims: Vec<&'a str>,
-    shape: Vec<u64>,
-    block: Option<Vec<u64>>,
+    dims: &'a [vzplan_core::Dim],
+    /// The lengths and (unless the array is written inline) the block shape; axis `k` is skipped
+    /// when they are compared.
+    shape: &'a [u64],
+    block: Option<&'a [u64]>,
+    k: Option<usize>,
     dtype: vzplan_core::DType,
     fields: &'a [vzplan_core::Field],
     rest: Option<(&'a [Codec], &'a Option<Vec<u8>>)>,
     values: Option<&'a [u8]>,
 }
 
+impl PartialEq for Signature<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        // Lengths along every axis but `k`, as slices of equal rank (the names compare ranks).
+        let but_k = |a: &[u64], b: &[u64]| {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .enumerate()
+                    .all(|(i, (x, y))| Some(i) == self.k || x == y)
+        };
+        self.dims.len() == o.dims.len()
+            && self.dims.iter().zip(o.dims).all(|(a, b)| a.name == b.name)
+            && but_k(self.shape, o.shape)
+            && match (self.block, o.block) {
+                (Some(a), Some(b)) => but_k(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            }
+            && self.dtype == o.dtype
+            && self.fields == o.fields
+            && self.rest == o.rest
+            && self.values == o.values
+    }
+}
+
 fn signature(a: &ArrayLayout, k: Option<usize>) -> Signature<'_> {
     let inline = a.values.is_some();
-    let skip = |v: &[u64]| -> Vec<u64> {
-        v.iter()
-            .enumerate()
-            .filter(|(i, _)| Some(*i) != k)
-            .map(|(_, x)| *x)
-            .collect()
-    };
     Signature {
-        dims: a.dim_names(),
-        shape: skip(&a.shape),
-        block: (!inline).then(|| skip(&a.chunks.block)),
+        dims: &a.dims,
+        shape: &a.shape,
+        block: (!inline).then_some(a.chunks.block.as_slice()),
+        k,
         dtype: a.dtype,
         fields: &a.fields,
         rest: (!inline).then_some((a.codecs.as_slice(), &a.fill_value)),
