@@ -30,7 +30,7 @@ pub fn read_all_checked<'a>(
     let mut failed = Vec::new();
     for msg in oh.all(m::ATTRIBUTE) {
         let a = match ohdr::resolved(ctx, msg) {
-            Ok(body) if m::attribute_name(&body).is_some_and(unused) => continue,
+            Ok(body) if attribute_name(&body).is_some_and(unused) => continue,
             Ok(Cow::Borrowed(body)) => m::attribute(ctx, body),
             // Shared: the body was read from another header, so the attribute copies its values.
             Ok(Cow::Owned(body)) => m::attribute(ctx, &body).map(Attribute::into_owned),
@@ -93,7 +93,7 @@ fn dense(
                 continue;
             }
         };
-        if m::attribute_name(&body).is_some_and(unused) {
+        if attribute_name(&body).is_some_and(unused) {
             continue;
         }
         if let Ok(a) = m::attribute(ctx, &body) {
@@ -107,6 +107,21 @@ fn dense(
     }
     out.extend(keyed.into_iter().map(|(_, a)| a));
     Ok(out)
+}
+
+/// The name of the attribute in message `body`, up to its first NUL, without parsing the rest
+/// (`None` when the message is too short or of an unknown version): lets a reader pass over the
+/// attributes it drops ([`unused`]) without decoding their types and values.
+pub fn attribute_name(body: &[u8]) -> Option<&[u8]> {
+    let (&version, rest) = body.split_first()?;
+    let start: usize = match version {
+        1 | 2 => 8,
+        3 => 9,
+        _ => return None,
+    };
+    let size = usize::from(u16::from_le_bytes([*rest.get(1)?, *rest.get(2)?]));
+    let name = body.get(start..start.checked_add(size)?)?;
+    Some(name.split(|&b| b == 0).next().unwrap_or(name))
 }
 
 /// Attributes netCDF-4 and the dimension-scale API keep for themselves.

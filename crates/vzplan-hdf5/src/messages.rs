@@ -726,21 +726,6 @@ impl Attribute<'_> {
     }
 }
 
-/// The name of the attribute in message `body`, up to its first NUL, without parsing the rest
-/// (`None` when the message is too short or of an unknown version): lets a reader pass over the
-/// attributes it drops ([`crate::attrs::unused`]) without decoding their types and values.
-pub fn attribute_name(body: &[u8]) -> Option<&[u8]> {
-    let (&version, rest) = body.split_first()?;
-    let start: usize = match version {
-        1 | 2 => 8,
-        3 => 9,
-        _ => return None,
-    };
-    let size = usize::from(u16::from_le_bytes([*rest.get(1)?, *rest.get(2)?]));
-    let name = body.get(start..start.checked_add(size)?)?;
-    Some(name.split(|&b| b == 0).next().unwrap_or(name))
-}
-
 pub fn attribute<'a>(ctx: &Ctx, body: &'a [u8]) -> Result<Attribute<'a>> {
     let mut c = ctx.cur(body);
     let version = c.u8()?;

@@ -1,4 +1,4 @@
-//! `messages::attribute_name` (the peek that lets the reader pass over the attributes it drops
+//! `attrs::attribute_name` (the peek that lets the reader pass over the attributes it drops
 //! undecoded) names every attribute message of the HDF5 and netCDF-4 fixtures as the full parse
 //! does, and the attributes passed over are exactly the hidden ones nothing reads.
 
@@ -42,7 +42,7 @@ fn names(path: &PathBuf) -> Vec<(String, String)> {
             let Ok(a) = m::attribute(&ctx, &body) else {
                 continue;
             };
-            let peeked = m::attribute_name(&body).expect("a parsed attribute has a name");
+            let peeked = attrs::attribute_name(&body).expect("a parsed attribute has a name");
             out.push((
                 String::from_utf8_lossy(peeked).into_owned(),
                 a.name.to_string(),
