@@ -19,10 +19,12 @@ Nothing here runs in CI; the figures go to the README.
 """
 
 import argparse
+import atexit
 import glob
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -118,18 +120,24 @@ int main(int argc, char **argv) {
 }
 """
 
+def compile_c(directory, name, source):
+    """`source` compiled with `cc -O2` into `directory/name`; the executable's path."""
+    src, exe = Path(directory) / f"{name}.c", Path(directory) / name
+    src.write_text(source)
+    subprocess.run(["cc", "-O2", "-o", str(exe), str(src)], check=True)
+    return str(exe)
+
+
 _runner = None
 
 
 def runner():
-    """The runner above, compiled once (with `cc`) into a temporary directory."""
+    """The runner above, compiled once into a temporary directory removed at exit."""
     global _runner
     if _runner is None:
         d = tempfile.mkdtemp(prefix="vzplan-bench-runner-")
-        src, exe = Path(d) / "runner.c", Path(d) / "runner"
-        src.write_text(RUNNER_C)
-        subprocess.run(["cc", "-O2", "-o", str(exe), str(src)], check=True)
-        _runner = str(exe)
+        atexit.register(shutil.rmtree, d, True)
+        _runner = compile_c(d, "runner", RUNNER_C)
     return _runner
 
 

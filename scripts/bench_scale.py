@@ -78,10 +78,7 @@ def vzplan_stats(vz, paths, tmp):
 
 
 def floor_binary(tmp):
-    src, exe = Path(tmp) / "floor.c", Path(tmp) / "floor"
-    src.write_text(FLOOR_C)
-    subprocess.run(["cc", "-O2", "-o", str(exe), str(src)], check=True)
-    return str(exe)
+    return bench.compile_c(tmp, "floor", FLOOR_C)
 
 
 def workload(vz, paths, rounds, tmp, tools=("kerchunk", "virtualizarr")):

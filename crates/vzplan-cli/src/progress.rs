@@ -146,8 +146,8 @@ impl ProgressSink for Terminal {
     }
 }
 
-/// `--stats`: requests and bytes per file, then totals, written as one text (see
-/// [`pipe::write_err`]).
+/// `--stats`: requests and bytes per file, then totals, written as one text
+/// ([`pipe::write_err_text`]).
 fn print_stats(scanned: &[Scanned]) {
     use std::fmt::Write;
     let mut out = String::new();
@@ -176,7 +176,7 @@ fn print_stats(scanned: &[Scanned]) {
         total.retried,
         total.bytes
     );
-    pipe::err!("{out}");
+    pipe::write_err_text(&out);
 }
 
 fn pct(a: u64, b: u64) -> f64 {

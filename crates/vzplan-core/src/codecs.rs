@@ -150,11 +150,16 @@ impl CodecId {
     pub fn name(&self) -> &str {
         match self {
             CodecId::Other(n) => n,
-            id => Self::ALL
-                .iter()
-                .find(|(k, _, _)| k == id)
-                .map_or("", |(_, n, _)| n),
+            id => id.known_name().unwrap_or(""),
         }
+    }
+
+    /// The name of a codec vzplan knows, as the static string (`None` for [`CodecId::Other`]).
+    pub fn known_name(&self) -> Option<&'static str> {
+        Self::ALL
+            .iter()
+            .find(|(k, _, _)| k == self)
+            .map(|(_, n, _)| *n)
     }
 
     /// Where the codec's stream format is specified (`None` for [`CodecId::Other`]).
@@ -175,10 +180,12 @@ mod tests {
         for (id, name, _) in CodecId::ALL {
             assert_eq!(&CodecId::from_name(name), id);
             assert_eq!(id.name(), *name);
+            assert_eq!(id.known_name(), Some(*name));
             assert!(id.spec().is_some());
         }
         let other = CodecId::from_name("numcodecs.zfpy");
         assert_eq!(other.name(), "numcodecs.zfpy");
         assert_eq!(other.spec(), None);
+        assert_eq!(other.known_name(), None);
     }
 }

@@ -222,7 +222,9 @@ impl Codec {
     }
     fn with_shared(id: crate::CodecId, configuration: Arc<Map<String, Value>>) -> Self {
         Codec {
-            name: codec_name(id.name()),
+            name: id
+                .known_name()
+                .map_or_else(|| Cow::Owned(id.name().to_string()), Cow::Borrowed),
             configuration,
             stage: CodecStage::BytesToBytes,
         }

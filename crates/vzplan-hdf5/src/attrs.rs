@@ -124,36 +124,18 @@ pub fn attribute_name(body: &[u8]) -> Option<&[u8]> {
     Some(name.split(|&b| b == 0).next().unwrap_or(name))
 }
 
-/// Attributes netCDF-4 and the dimension-scale API keep for themselves.
+/// Attributes netCDF-4 and the dimension-scale API keep for themselves: the [`unused`] ones and
+/// the dimension-scale markers the netCDF pass reads.
 pub fn hidden(name: &str) -> bool {
-    matches!(
-        name,
-        "DIMENSION_LIST"
-            | "REFERENCE_LIST"
-            | "CLASS"
-            | "NAME"
-            | "_Netcdf4Dimid"
-            | "_Netcdf4Coordinates"
-            | "_nc3_strict"
-            | "_NCProperties"
-    ) || name.starts_with("_Netcdf4")
+    matches!(name, "DIMENSION_LIST" | "CLASS" | "NAME") || unused(name.as_bytes())
 }
 
-/// Attributes no reader of the object looks at: [`hidden`] ones but for the dimension-scale
-/// markers the netCDF pass reads (`CLASS`, `NAME`, `DIMENSION_LIST`). Their messages are passed
-/// over undecoded: `REFERENCE_LIST` alone is a compound type and an array of references on every
-/// dimension scale.
+/// Attributes no reader of the object looks at: netCDF-4's bookkeeping. Their messages are passed
+/// over undecoded (`REFERENCE_LIST` alone is a compound type and an array of references on every
+/// dimension scale); on the bytes, so no UTF-8 check for a name that is none of these.
 pub fn unused(name: &[u8]) -> bool {
-    // On the bytes (no UTF-8 check for a name that is ASCII or not one of these): [`hidden`]'s
-    // names but the three.
-    matches!(
-        name,
-        b"REFERENCE_LIST"
-            | b"_Netcdf4Dimid"
-            | b"_Netcdf4Coordinates"
-            | b"_nc3_strict"
-            | b"_NCProperties"
-    ) || name.starts_with(b"_Netcdf4")
+    matches!(name, b"REFERENCE_LIST" | b"_nc3_strict" | b"_NCProperties")
+        || name.starts_with(b"_Netcdf4")
 }
 
 /// The user-visible attributes as a JSON map.

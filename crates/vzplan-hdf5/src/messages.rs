@@ -398,8 +398,7 @@ pub fn filters(c: &mut Cur) -> Result<Vec<Filter>> {
 
 /// A null-terminated (or unterminated) byte string as UTF-8, lossily.
 pub fn cstr(b: &[u8]) -> String {
-    let end = b.iter().position(|&x| x == 0).unwrap_or(b.len());
-    lossy(&b[..end])
+    cstr_cow(b).into_owned()
 }
 
 /// [`cstr`], borrowed when the bytes are UTF-8.

@@ -3,7 +3,7 @@
 //! it holds for scans and `--from-layouts` alike; without it the file overlaps itself along the
 //! concat axis and every variable is left out.
 
-use crate::{FastMap, FastSet};
+use crate::FastMap;
 use crate::{Finding, FindingKind, ScanFailure, Severity};
 use vzplan_core::SourceLayout;
 
@@ -14,37 +14,32 @@ pub(crate) fn dedupe(
     findings: &mut Vec<Finding>,
 ) -> (Vec<SourceLayout>, Vec<ScanFailure>) {
     // Counted over borrowed URLs (no copy of each URL at 10^5 files), then filtered by position.
-    let urls = layouts
-        .iter()
-        .map(|l| &l.url)
-        .chain(failures.iter().map(|f| &f.url));
+    let urls = || {
+        let failed = failures.iter().map(|f| f.url.as_str());
+        layouts.iter().map(|l| l.url.as_str()).chain(failed)
+    };
     let mut times: FastMap<&str, usize> = FastMap::default();
     times.reserve(layouts.len() + failures.len());
-    let first: Vec<bool> = urls
+    let first: Vec<bool> = urls()
         .map(|u| {
-            let n = times.entry(u.as_str()).or_insert(0);
+            let n = times.entry(u).or_insert(0);
             *n += 1;
             *n == 1
         })
         .collect();
-    if times.len() < first.len() {
-        let mut seen = FastSet::default();
-        for u in layouts
-            .iter()
-            .map(|l| &l.url)
-            .chain(failures.iter().map(|f| &f.url))
-        {
-            let n = times.get(u.as_str()).copied().unwrap_or(1);
-            if n > 1 && seen.insert(u.as_str()) {
-                findings.push(
-                    Finding::new(
-                        FindingKind::Duplicate,
-                        Severity::Info,
-                        format!("given {n} times (overlapping inputs); used once"),
-                    )
-                    .file(u),
-                );
-            }
+    // Each repeated URL once, at its first place (when there is one: fewer URLs than inputs).
+    let repeated = times.len() < first.len();
+    for (u, _) in urls().zip(&first).filter(|(_, &f)| f && repeated) {
+        let n = times.get(u).copied().unwrap_or(1);
+        if n > 1 {
+            findings.push(
+                Finding::new(
+                    FindingKind::Duplicate,
+                    Severity::Info,
+                    format!("given {n} times (overlapping inputs); used once"),
+                )
+                .file(u),
+            );
         }
     }
     let (keep_layouts, keep_failures) = first.split_at(layouts.len());
