@@ -223,10 +223,33 @@ fn f16_to_f64(h: u16) -> f64 {
 }
 
 fn text(b: &[u8], pad: u8) -> String {
+    text_cow(b, pad).into_owned()
+}
+
+fn text_cow(b: &[u8], pad: u8) -> Cow<'_, str> {
     match pad {
         // Null-terminated / null-padded: text ends at the first NUL.
-        0 | 1 => crate::messages::cstr(b),
-        _ => m::lossy(b),
+        0 | 1 => crate::messages::cstr_cow(b),
+        _ => String::from_utf8_lossy(b),
+    }
+}
+
+/// The text of an attribute holding one string (`CLASS`, `NAME`): what [`value`] gives as a JSON
+/// string, without building it; `None` for anything else.
+pub fn one_text<'a>(ctx: &Ctx, gh: &GlobalHeaps, a: &'a Attribute) -> Option<Cow<'a, str>> {
+    if a.space.null || a.space.nelems()? != 1 {
+        return None;
+    }
+    let b = a.data.get(..a.elem_size as usize)?;
+    match &a.dtype {
+        Datatype::Str { pad, .. } if !b.is_empty() => Some(text_cow(b, *pad)),
+        Datatype::VlenStr => {
+            let (len, bytes) = vlen_bytes(ctx, gh, b).ok()?;
+            let l = (len as usize).min(bytes.len());
+            let text = bytes.get(..l).filter(|_| l <= MAX_VLEN_TEXT)?;
+            Some(Cow::Owned(crate::messages::cstr(text)))
+        }
+        _ => None,
     }
 }
 

@@ -121,12 +121,12 @@ fn describe(
     for a in &alist {
         match a.name.as_ref() {
             "CLASS" => {
-                if let Some(serde_json::Value::String(s)) = attrs::value(ctx, gh, a) {
+                if let Some(s) = attrs::one_text(ctx, gh, a) {
                     info.is_scale = s == "DIMENSION_SCALE";
                 }
             }
             "NAME" => {
-                if let Some(serde_json::Value::String(s)) = attrs::value(ctx, gh, a) {
+                if let Some(s) = attrs::one_text(ctx, gh, a) {
                     info.pure_dim = s.starts_with(PURE_DIM);
                 }
             }

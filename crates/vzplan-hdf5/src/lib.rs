@@ -138,8 +138,11 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
     w.group(String::new(), &root, 0)?;
     let arrays = netcdf::assign_dims(&w.groups, &mut w.dsets);
     let mut problems = w.problems;
-    let mut out_arrays = Vec::with_capacity(w.dsets.len());
-    let mut padding = Vec::with_capacity(w.dsets.len());
+    // Sized exactly: this vector is what the file keeps until planning.
+    let kept = |d: &dataset::DsInfo| !(d.pure_dim && d.is_scale) && d.result.is_ok();
+    let n = w.dsets.iter().filter(|d| kept(d)).count();
+    let mut out_arrays = Vec::with_capacity(n);
+    let mut padding = Vec::with_capacity(n);
     for (d, dims) in w.dsets.into_iter().zip(arrays) {
         for reason in &d.attr_problems {
             problems.push(attr_problem(&d.path, reason));
@@ -156,7 +159,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
             Err((kind, reason)) => problems.push(ArrayProblem::new(d.path, kind, reason)),
         }
     }
-    let out_arrays = unlimited::extend(out_arrays, &padding, &mut problems);
+    unlimited::extend(&mut out_arrays, &padding, &mut problems);
     let meta = r.meta();
     let mut ga = w.group_attrs.into_iter();
     let attrs = ga.next().unwrap_or_default();
@@ -211,6 +214,8 @@ impl Walk<'_, '_> {
         self.group_attrs
             .push(attrs::to_map(self.ctx, &self.gh, &alist));
         let links = group::links(self.ctx, oh)?;
+        // Most links are datasets; their descriptions are large, so moved once, not by doubling.
+        self.dsets.reserve(links.len().min(PREFETCH_HEADERS));
         for window in links.chunks(PREFETCH_HEADERS) {
             // A few batches per window of children instead of a few round trips per child on
             // object storage: their object headers, then the starts of their chunk indexes. Objects are

@@ -403,7 +403,7 @@ pub fn cstr(b: &[u8]) -> String {
 
 /// [`cstr`], borrowed when the bytes are UTF-8.
 pub fn cstr_cow(b: &[u8]) -> std::borrow::Cow<'_, str> {
-    let b = b.split(|&x| x == 0).next().unwrap_or(b);
+    let b = memchr::memchr(0, b).map_or(b, |end| &b[..end]);
     // `str::from_utf8` first: `from_utf8_lossy` walks valid text chunk by chunk, ~3x slower.
     match std::str::from_utf8(b) {
         Ok(s) => std::borrow::Cow::Borrowed(s),

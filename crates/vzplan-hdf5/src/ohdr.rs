@@ -48,7 +48,7 @@ pub struct ObjHeader {
     pub version: u8,
     /// The blocks read (first block, continuation blocks), the messages' bytes. Where a block is
     /// a view of the reader's cache, it keeps the buffer of at most 1 MiB it lies in alive.
-    blocks: Vec<Bytes>,
+    blocks: smallvec::SmallVec<[Bytes; 2]>,
     msgs: Vec<Entry>,
     held: u64,
 }
@@ -160,7 +160,7 @@ pub fn read(ctx: &Ctx, addr: u64) -> Result<ObjHeader> {
 struct Partial {
     out: ObjHeader,
     /// (address, length) of the continuation blocks still to parse.
-    pending: Vec<(u64, u64)>,
+    pending: Pending,
     /// The header's address: a continuation block there (or at a block already read) is a cycle.
     addr: u64,
     /// The header's flags when it is version 2.
@@ -230,7 +230,7 @@ fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
     }
     let head = ctx.read_upto(addr, FIRST_READ)?;
     let mut out = ObjHeader::default();
-    let mut pending: Vec<(u64, u64)> = Vec::new();
+    let mut pending = Pending::new();
     let v2flags = if head.starts_with(b"OHDR") {
         out.version = 2;
         let mut c = ctx.cur(&head);
@@ -287,6 +287,10 @@ fn start(ctx: &Ctx, addr: u64) -> Result<Partial> {
     })
 }
 
+/// (address, length) of continuation blocks: a header names one or two, kept without allocating
+/// (as its blocks are).
+type Pending = smallvec::SmallVec<[(u64, u64); 2]>;
+
 /// A block of a header to parse: its number in [`ObjHeader::blocks`] and the byte range the
 /// messages occupy (after a signature, before a checksum).
 type Span = (u32, usize, usize);
@@ -298,7 +302,7 @@ fn push(
     (mtype, flags, b, at): (u16, u8, u32, usize),
     body: &[u8],
     ctx: &Ctx,
-    pending: &mut Vec<(u64, u64)>,
+    pending: &mut Pending,
 ) -> Result<()> {
     if msgs.len() >= MAX_MESSAGES {
         return Err(Error::malformed("too many object header messages"));
@@ -331,7 +335,7 @@ fn parse_v1(
     (b, base, end): Span,
     ctx: &Ctx,
     out: &mut ObjHeader,
-    pending: &mut Vec<(u64, u64)>,
+    pending: &mut Pending,
 ) -> Result<()> {
     let block = out.blocks[b as usize].get(base..end).unwrap_or(&[]);
     let mut c = ctx.cur(block);
@@ -359,7 +363,7 @@ fn parse_v2(
     hflags: u8,
     ctx: &Ctx,
     out: &mut ObjHeader,
-    pending: &mut Vec<(u64, u64)>,
+    pending: &mut Pending,
 ) -> Result<()> {
     let block = out.blocks[b as usize].get(base..end).unwrap_or(&[]);
     let hdr = if hflags & 0x04 != 0 { 6 } else { 4 };

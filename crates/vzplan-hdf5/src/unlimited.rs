@@ -50,13 +50,17 @@ fn scope(arrays: &[ArrayLayout], group: &str, name: &str) -> String {
 }
 
 /// Grows every array along its unlimited dimensions to the dimension's length (see the module
-/// comment); arrays that cannot be grown exactly become problems.
+/// comment); arrays that cannot be grown exactly become problems and leave `arrays`, in place (a
+/// file's arrays are kept until planning: no second vector of them).
 /// `padding[i]`: what HDF5 wrote into the unwritten elements of array i's chunks, if known.
 pub(crate) fn extend(
-    arrays: Vec<ArrayLayout>,
+    arrays: &mut Vec<ArrayLayout>,
     padding: &[Option<Vec<u8>>],
     problems: &mut Vec<ArrayProblem>,
-) -> Vec<ArrayLayout> {
+) {
+    if arrays.iter().all(|a| a.dims.iter().all(|d| !d.unlimited)) {
+        return;
+    }
     // (scope, dimension) → length, and each array's keys per axis.
     let mut len: HashMap<(String, String), u64> = HashMap::default();
     let keys: Vec<Vec<Option<(String, String)>>> = arrays
@@ -66,7 +70,7 @@ pub(crate) fn extend(
                 .iter()
                 .map(|d| {
                     d.unlimited
-                        .then(|| (scope(&arrays, parent(&a.path), &d.name), d.name.clone()))
+                        .then(|| (scope(arrays, parent(&a.path), &d.name), d.name.clone()))
                 })
                 .collect()
         })
@@ -79,19 +83,23 @@ pub(crate) fn extend(
             }
         }
     }
-    let mut out = Vec::with_capacity(arrays.len());
-    for (i, (mut a, ks)) in arrays.into_iter().zip(keys).enumerate() {
+    let mut i = 0;
+    arrays.retain_mut(|a| {
         let pad = padding.get(i).and_then(|p| p.as_deref());
-        match grow(&mut a, &ks, &len, pad) {
-            Ok(()) => out.push(a),
-            Err(reason) => problems.push(ArrayProblem::new(
-                a.path.clone(),
-                ProblemKind::PartialRecords,
-                reason,
-            )),
+        let grown = grow(a, &keys[i], &len, pad);
+        i += 1;
+        match grown {
+            Ok(()) => true,
+            Err(reason) => {
+                problems.push(ArrayProblem::new(
+                    a.path.clone(),
+                    ProblemKind::PartialRecords,
+                    reason,
+                ));
+                false
+            }
         }
-    }
-    out
+    });
 }
 
 fn grow(

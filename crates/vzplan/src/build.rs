@@ -114,13 +114,29 @@ pub fn gather(
     Ok((g.layouts, g.failures))
 }
 
-/// Layouts and failures, and every local file read (sources and layout files).
+/// Layouts and failures, and the layout files read.
 struct Gathered {
     layouts: Vec<SourceLayout>,
     failures: Vec<ScanFailure>,
-    /// No output may replace one of these.
-    read: Vec<PathBuf>,
+    /// Layout files read (with the sources, [`Gathered::read`]).
+    layout_files: Vec<PathBuf>,
 }
+
+impl Gathered {
+    /// Every local file read, sources and layout files, but the sources whose URL is in
+    /// `checked` (a scan's inputs already guarded): no output may replace one of these. Skipped
+    /// by URL before any path is made (a path and a hash a file otherwise, issue 13).
+    fn read(&self, checked: &UrlSet) -> Vec<PathBuf> {
+        let urls = self.layouts.iter().map(|l| &l.url);
+        let urls = urls.chain(self.failures.iter().map(|f| &f.url));
+        let sources = urls
+            .filter(|u| !checked.contains(u.as_str()))
+            .filter_map(|u| write::local_path(u));
+        self.layout_files.iter().cloned().chain(sources).collect()
+    }
+}
+
+type UrlSet<'a> = HashSet<&'a str, foldhash::fast::RandomState>;
 
 /// [`gather`], plus every local file read; `files`: a scan's inputs when already expanded.
 fn gather_with_inputs(
@@ -128,7 +144,7 @@ fn gather_with_inputs(
     files: Option<&[Input]>,
     progress: &dyn ProgressSink,
 ) -> Result<Gathered, Error> {
-    let (layouts, failures, mut read) = match source {
+    let (layouts, failures, layout_files) = match source {
         Source::Layouts { patterns, io } => {
             let files = crate::inputs::expand(patterns, io)?;
             let (l, f) = layouts::read(&files, io)?;
@@ -147,49 +163,49 @@ fn gather_with_inputs(
             layouts, failures, ..
         } => (layouts.clone(), failures.clone(), Vec::new()),
     };
-    read.extend(layouts.iter().filter_map(|l| write::local_path(&l.url)));
-    read.extend(failures.iter().filter_map(|f| write::local_path(&f.url)));
     Ok(Gathered {
         layouts,
         failures,
-        read,
+        layout_files,
     })
 }
 
 /// `--var` and `--concat-dim` must name something some file has: checked before planning.
 fn check_names(layouts: &[SourceLayout], opts: &PlanOptions) -> Result<(), Error> {
-    let sorted = |mut v: Vec<String>| {
+    // Names are gathered only when there is a name to check (most builds give none), and
+    // copied only for the error.
+    type Names<'a> = HashSet<&'a String, foldhash::fast::RandomState>;
+    let sorted = |v: Names| {
+        let mut v: Vec<String> = v.into_iter().cloned().collect();
         v.sort();
         v.dedup();
         v
     };
-    let vars = sorted(
-        layouts
+    if !opts.vars.is_empty() {
+        let vars: Names = layouts
             .iter()
             .flat_map(|l| {
-                let problems = l.problems.iter().map(|p| p.path.clone());
-                l.arrays.iter().map(|a| a.path.clone()).chain(problems)
+                let problems = l.problems.iter().map(|p| &p.path);
+                l.arrays.iter().map(|a| &a.path).chain(problems)
             })
-            .collect(),
-    );
-    if let Some(v) = opts.vars.iter().find(|v| vars.binary_search(v).is_err()) {
-        return Err(Error::UnknownVar {
-            name: v.clone(),
-            available: vars,
-        });
+            .collect();
+        if let Some(v) = opts.vars.iter().find(|v| !vars.contains(v)) {
+            return Err(Error::UnknownVar {
+                name: v.clone(),
+                available: sorted(vars),
+            });
+        }
     }
     if let Some(d) = &opts.concat_dim {
-        let dims = sorted(
-            layouts
-                .iter()
-                .flat_map(|l| l.arrays.iter().flat_map(|a| a.dims.iter()))
-                .map(|d| d.name.clone())
-                .collect(),
-        );
-        if dims.binary_search(d).is_err() {
+        let dims: Names = layouts
+            .iter()
+            .flat_map(|l| l.arrays.iter().flat_map(|a| a.dims.iter()))
+            .map(|d| &d.name)
+            .collect();
+        if !dims.contains(d) {
             return Err(Error::UnknownDim {
                 name: d.clone(),
-                available: dims,
+                available: sorted(dims),
             });
         }
     }
@@ -231,7 +247,8 @@ pub fn plan(
     let g = gather_with_inputs(source, None, progress)?;
     let mut html = opts.html.clone().map(HtmlReport::new);
     if let Some(h) = &mut html {
-        write::guard(&h.targets(), false, &write::unknown(g.read.iter().cloned()))?;
+        let read = g.read(&UrlSet::default());
+        write::guard(&h.targets(), false, &write::unknown(read))?;
         h.axes = vzplan_emit::html::FileAxes::from_layouts(&g.layouts);
     }
     let (plan, _) = plan_layouts(g.layouts, g.failures, opts)?;
@@ -280,16 +297,13 @@ pub(crate) fn build_kept(
     let g = gather_with_inputs(source, files.as_deref(), progress)?;
     // A path checked is not asked twice. A scanned input's URL (absolute, normalised) names the
     // file checked unless a `..` was dropped from its path (which a link could have redirected).
-    let urls: Vec<PathBuf> = files
-        .iter()
-        .flatten()
-        .filter(|i| !has_parent_dir(&i.name))
-        .filter_map(|i| write::local_path(&i.url))
-        .collect();
-    let checked = checked.iter().map(|(p, _)| p);
-    let done: PathSet = checked.chain(&urls).map(|p| bytes(p)).collect();
-    let found = write::unknown(g.read.iter().filter(|p| !done.contains(bytes(p))).cloned());
-    write::guard(&targets, opts.force, &found)?;
+    let inputs = files.iter().flatten().filter(|i| !has_parent_dir(&i.name));
+    let others = g.read(&inputs.map(|i| i.url.as_str()).collect());
+    if !others.is_empty() {
+        let done: PathSet = checked.iter().map(|(p, _)| bytes(p)).collect();
+        let found = write::unknown(others.into_iter().filter(|p| !done.contains(bytes(p))));
+        write::guard(&targets, opts.force, &found)?;
+    }
     // Kept before planning, which takes the chunk tables over; committed with the outputs.
     let kept = match &opts.keep_layouts {
         Some(p) => {

@@ -81,7 +81,8 @@ fn has_wildcard(s: &str) -> bool {
 /// taken as is (a missing object is then reported by name when it is scanned, and the batch goes
 /// on); a URL pattern is listed on the store and must match something.
 pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputError> {
-    let mut out = Vec::new();
+    // Most patterns are plain paths (a shell's glob already expanded): one input each.
+    let mut out = Vec::with_capacity(patterns.len());
     for p in patterns {
         if vzplan_io::is_url(p) {
             if has_wildcard(p) {
