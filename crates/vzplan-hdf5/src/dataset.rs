@@ -21,8 +21,9 @@ pub struct DsInfo {
     pub addr: u64,
     pub shape: Vec<u64>,
     pub max: Vec<u64>,
-    /// The layout (dims still empty), or why the dataset is a problem.
-    pub result: std::result::Result<ArrayLayout, (ProblemKind, String)>,
+    /// The layout (dims still empty), or why the dataset is a problem. Boxed: a layout is large,
+    /// and a description is moved a few times before its layout joins the file's arrays.
+    pub result: std::result::Result<Box<ArrayLayout>, (ProblemKind, String)>,
     /// `DIMENSION_LIST`: per axis, the object header addresses of the attached scales.
     pub dim_list: Option<Vec<Vec<u64>>>,
     /// `CLASS` = `DIMENSION_SCALE`.
@@ -111,7 +112,7 @@ fn describe(
     gh: &GlobalHeaps,
     oh: &ObjHeader,
     info: &mut DsInfo,
-) -> std::result::Result<ArrayLayout, Fail> {
+) -> std::result::Result<Box<ArrayLayout>, Fail> {
     let space = m::dataspace(&mut ctx.cur(&msg_body(ctx, oh, m::DATASPACE, "dataspace")?))?;
     info.shape = space.dims.to_vec();
     info.max = space.max.to_vec();
@@ -217,7 +218,7 @@ fn describe(
         amap.entry("enum_dict")
             .or_insert(serde_json::Value::Object(d));
     }
-    let mut a = ArrayLayout {
+    let mut a = Box::new(ArrayLayout {
         path: info.path.clone(),
         dims: Vec::new(),
         shape: space.dims.to_vec(),
@@ -228,7 +229,7 @@ fn describe(
         chunks,
         values: None,
         fields: model.fields.clone(),
-    };
+    });
     if info.is_scale && !info.pure_dim && a.shape.len() == 1 && !model.text {
         a.values = crate::coords::values(ctx, &a, &lay, &filters);
     }
@@ -525,8 +526,9 @@ fn dimension_list(ctx: &Ctx, gh: &GlobalHeaps, a: &m::Attribute) -> Result<Vec<V
             .get(i * es..(i + 1) * es)
             .ok_or_else(|| Error::malformed("short DIMENSION_LIST"))?;
         let (count, bytes) = attrs::vlen_bytes(ctx, gh, elem)?;
-        let mut refs = Vec::new();
-        for b in bytes.chunks_exact(rsize).take(count as usize) {
+        let refs_here = bytes.chunks_exact(rsize).take(count as usize);
+        let mut refs = Vec::with_capacity(refs_here.len());
+        for b in refs_here {
             refs.push(ctx.cur(b).uint(rsize)?);
         }
         out.push(refs);

@@ -26,6 +26,7 @@ pub fn links(ctx: &Ctx, oh: &ObjHeader) -> Result<Vec<Link>> {
         let heap = c.offset()?;
         out = symbol_table(ctx, btree, heap)?;
     }
+    out.reserve(oh.all(m::LINK).count());
     for msg in oh.all(m::LINK) {
         out.push(m::link(&mut ctx.cur(msg.data))?);
     }

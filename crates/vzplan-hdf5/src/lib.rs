@@ -153,7 +153,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
         match d.result {
             Ok(mut a) => {
                 a.dims = dims;
-                out_arrays.push(a);
+                out_arrays.push(*a);
                 padding.push(d.padding_fill);
             }
             Err((kind, reason)) => problems.push(ArrayProblem::new(d.path, kind, reason)),
@@ -214,8 +214,10 @@ impl Walk<'_, '_> {
         self.group_attrs
             .push(attrs::to_map(self.ctx, &self.gh, &alist));
         let links = group::links(self.ctx, oh)?;
-        // Most links are datasets; their descriptions are large, so moved once, not by doubling.
-        self.dsets.reserve(links.len().min(PREFETCH_HEADERS));
+        // Most links are datasets: room for them at once, not by doubling.
+        let n = links.len().min(PREFETCH_HEADERS);
+        self.dsets.reserve(n);
+        self.groups[gi].dsets.reserve(n);
         for window in links.chunks(PREFETCH_HEADERS) {
             // A few batches per window of children instead of a few round trips per child on
             // object storage: their object headers, then the starts of their chunk indexes. Objects are

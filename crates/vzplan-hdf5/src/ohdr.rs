@@ -378,7 +378,10 @@ fn parse_v2(
         }
         count += usize::from(mtype != 0);
     }
-    out.msgs.reserve(count.min(MAX_MESSAGES));
+    // The first block's list has room for a continuation block's few messages too (most
+    // netCDF-4 headers have one, holding the attributes written after the data).
+    let slack = if out.msgs.is_empty() { 8 } else { 0 };
+    out.msgs.reserve((count + slack).min(MAX_MESSAGES));
     let mut c = ctx.cur(block);
     while c.remaining() >= hdr {
         let mtype = c.u8()? as u16;
