@@ -94,7 +94,9 @@ impl GlobalHeaps {
         let buf = ctx.read_bytes(addr, size)?;
         let mut c = ctx.cur(&buf);
         c.skip(8 + ctx.sl as usize)?;
-        let mut objs: Vec<(u16, (usize, usize))> = Vec::new();
+        // A netCDF-4 file's collection holds a dozen or so objects (its DIMENSION_LISTs'):
+        // room for them at once.
+        let mut objs: Vec<(u16, (usize, usize))> = Vec::with_capacity(16);
         // Each object: index (2), reference count (2), reserved (4), size (L), data padded to 8.
         while c.remaining() >= 8 + ctx.sl as usize {
             let index = c.u16()?;

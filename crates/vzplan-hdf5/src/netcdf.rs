@@ -73,7 +73,7 @@ fn visit(
         let d = &dsets[di];
         let rank = d.shape.len();
         let unl = |k: usize| d.max.get(k) == Some(&u64::MAX);
-        let mut names: Vec<Option<String>> = vec![None; rank];
+        let mut names: smallvec::SmallVec<[Option<String>; 4]> = smallvec::smallvec![None; rank];
         if d.is_scale && rank >= 1 {
             names[0] = Some(last(&d.path).to_string());
         }

@@ -214,7 +214,8 @@ pub fn first_failure(scanned: &[Scanned], opts: &ScanOptions) -> Result<(), crat
 
 /// Splits scan results into layouts and failures.
 pub fn split(scanned: Vec<Scanned>) -> (Vec<SourceLayout>, Vec<ScanFailure>) {
-    let mut ok = Vec::new();
+    // Room for every layout at once: a layout is large, and most files are read.
+    let mut ok = Vec::with_capacity(scanned.iter().filter(|s| s.result.is_ok()).count());
     let mut failed = Vec::new();
     for s in scanned {
         match s.result {
