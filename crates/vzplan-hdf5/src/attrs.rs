@@ -121,7 +121,7 @@ pub fn attribute_name(body: &[u8]) -> Option<&[u8]> {
     };
     let size = usize::from(u16::from_le_bytes([*rest.get(1)?, *rest.get(2)?]));
     let name = body.get(start..start.checked_add(size)?)?;
-    Some(name.split(|&b| b == 0).next().unwrap_or(name))
+    Some(m::until_nul(name))
 }
 
 /// Attributes netCDF-4 and the dimension-scale API keep for themselves: the [`unused`] ones and
@@ -229,8 +229,8 @@ fn text(b: &[u8], pad: u8) -> String {
 fn text_cow(b: &[u8], pad: u8) -> Cow<'_, str> {
     match pad {
         // Null-terminated / null-padded: text ends at the first NUL.
-        0 | 1 => crate::messages::cstr_cow(b),
-        _ => String::from_utf8_lossy(b),
+        0 | 1 => m::cstr_cow(b),
+        _ => m::utf8_cow(b),
     }
 }
 

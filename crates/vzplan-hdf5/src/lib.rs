@@ -42,6 +42,7 @@ pub mod messages;
 mod netcdf;
 pub mod ohdr;
 pub mod superblock;
+pub mod text;
 pub mod types;
 mod unlimited;
 pub mod vlen;

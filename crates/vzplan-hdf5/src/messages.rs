@@ -396,50 +396,7 @@ pub fn filters(c: &mut Cur) -> Result<Vec<Filter>> {
     Ok(out)
 }
 
-/// A null-terminated (or unterminated) byte string as UTF-8, lossily.
-pub fn cstr(b: &[u8]) -> String {
-    cstr_cow(b).into_owned()
-}
-
-/// [`cstr`], borrowed when the bytes are UTF-8.
-pub fn cstr_cow(b: &[u8]) -> std::borrow::Cow<'_, str> {
-    let b = memchr::memchr(0, b).map_or(b, |end| &b[..end]);
-    // `str::from_utf8` first: `from_utf8_lossy` walks valid text chunk by chunk, ~3x slower.
-    match std::str::from_utf8(b) {
-        Ok(s) => std::borrow::Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(b),
-    }
-}
-
-/// `String::from_utf8_lossy`, with `str::from_utf8`'s faster check first (names are UTF-8).
-pub fn lossy(b: &[u8]) -> String {
-    match std::str::from_utf8(b) {
-        Ok(s) => s.to_owned(),
-        Err(_) => String::from_utf8_lossy(b).into_owned(),
-    }
-}
-
-/// An object name as UTF-8, each invalid byte written `\xNN`: two names that differ only in
-/// invalid bytes stay distinct (lossy decoding made both `\u{FFFD}` and one dataset vanished).
-pub fn name_str(b: &[u8]) -> String {
-    if let Ok(s) = std::str::from_utf8(b) {
-        return s.to_owned();
-    }
-    let mut out = String::with_capacity(b.len());
-    for chunk in b.utf8_chunks() {
-        out.push_str(chunk.valid());
-        for x in chunk.invalid() {
-            out.push_str(&format!("\\x{x:02x}"));
-        }
-    }
-    out
-}
-
-/// As [`name_str`], up to the first NUL.
-pub fn name_cstr(b: &[u8]) -> String {
-    let end = b.iter().position(|&x| x == 0).unwrap_or(b.len());
-    name_str(b.get(..end).unwrap_or(b))
-}
+pub use crate::text::{cstr, cstr_cow, lossy, name_cstr, name_str, until_nul, utf8_cow};
 
 /// IV.A.2.i Data Layout.
 #[derive(Debug, Clone, PartialEq)]

@@ -388,8 +388,7 @@ impl RangeRead for CachedReader {
                 .map(|&(o, l)| Ok(w.slice_ref(self.slice_of(w, o, l)?)))
                 .collect();
         }
-        let bufs = self.read_many(ranges)?;
-        Ok(bufs.into_iter().map(bytes::Bytes::from).collect())
+        Ok(crate::into_bytes(self.read_many(ranges)?))
     }
     fn prefetches(&self) -> bool {
         matches!(self.whole(), Ok(None))

@@ -107,8 +107,7 @@ pub trait RangeRead: Send + Sync {
     /// [`RangeRead::read_many`] as shared bytes: views of a cached buffer where the reader has
     /// one (no copy of each range), else the copies themselves, read the same way.
     fn read_many_bytes(&self, ranges: &[(u64, u64)]) -> Result<Vec<bytes::Bytes>, IoError> {
-        let bufs = self.read_many(ranges)?;
-        Ok(bufs.into_iter().map(bytes::Bytes::from).collect())
+        Ok(into_bytes(self.read_many(ranges)?))
     }
     /// A hint that `ranges` will be read soon, so that a cache fetches them in one batch (one
     /// round trip on object storage). Readers without a cache ignore it, so nothing is read twice.
@@ -252,6 +251,11 @@ fn pread_exact(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>>
 /// opening the path.
 pub fn not_regular(path: &Path) -> Option<String> {
     regular(path).err()
+}
+
+/// Buffers read as copies, as shared bytes ([`RangeRead::read_many_bytes`] without a view to give).
+pub(crate) fn into_bytes(bufs: Vec<Vec<u8>>) -> Vec<bytes::Bytes> {
+    bufs.into_iter().map(bytes::Bytes::from).collect()
 }
 
 /// A file's identity on this machine: (device, inode).
