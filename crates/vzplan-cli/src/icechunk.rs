@@ -45,6 +45,7 @@ pub fn build(
         outputs: vec![Box::new(out.clone())],
         force: false,
         keep_layouts: kept.clone(),
+        sources_under: common.sources_under.clone(),
     };
     let report = crate::refs::build_or_append(common, opts, kept.as_deref(), append)?;
     let plan = &report.plan;
@@ -67,7 +68,7 @@ pub fn build(
                 }),
             );
         }
-        pipe::outln!("{}", serde_json::to_string_pretty(&r)?);
+        pipe::outln!("{}", pipe::json(&r));
     } else {
         pipe::out!("{}", pipe::report_text(plan));
         pipe::outln!(

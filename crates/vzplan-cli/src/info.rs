@@ -21,15 +21,13 @@ pub fn run(files: &[String], json: bool, io: IoOptions) -> u8 {
             }
             Err(e) => {
                 failed += 1;
-                pipe::errln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
+                pipe::errln!("vzplan: {}", pipe::line(&e.to_string()));
             }
         }
     }
     if json {
-        pipe::outln!(
-            "{}",
-            serde_json::to_string_pretty(&shown).unwrap_or_default()
-        );
+        let doc = serde_json::to_value(&shown).unwrap_or_default();
+        pipe::outln!("{}", pipe::json(&doc));
     }
     match (shown.is_empty(), failed) {
         (true, _) => 1,

@@ -102,6 +102,10 @@ enum Cmd {
     Verify {
         /// A refs.json written by `vzplan build`.
         refs: PathBuf,
+        /// Also check sources on a loopback, link-local or cloud metadata host under this prefix
+        /// (repeatable); only the refs name them, so they are refused otherwise.
+        #[arg(long, value_name = "PREFIX")]
+        sources_under: Vec<String>,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -123,6 +127,10 @@ struct ScanArgs {
     /// Stop at the first file that cannot be read (default: report it and go on).
     #[arg(long)]
     fail_fast: bool,
+    /// Build without the sources whose store could not be reached after every retry (exit 3);
+    /// by default an outage fails the run (exit 1) and writes nothing.
+    #[arg(long)]
+    allow_unreachable: bool,
     #[command(flatten)]
     io: io_args::IoArgs,
     /// Target chunk size when merging netCDF-3 records or cutting fixed variables.
@@ -170,6 +178,11 @@ struct Common {
     /// stored with filters skipped): read those chunks, cut and re-encode them, write them inline.
     #[arg(long)]
     patch: bool,
+    /// Sources named only by layouts (--from-layouts, an append's kept layouts) may be read
+    /// (--patch) or checked (append) when under this directory or object prefix (repeatable,
+    /// e.g. s3://bucket/cmip/); the inputs scanned are always named.
+    #[arg(long, value_name = "PREFIX")]
+    sources_under: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -202,6 +215,7 @@ fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
+        Err(e) if e.broken_pipe() => ExitCode::from(e.exit_code()),
         Err(e) => {
             // What the error carries is shown before it, as the findings or failures behind it.
             match &e {
@@ -209,13 +223,13 @@ fn main() -> ExitCode {
                     for f in failures {
                         // A local file as a path, as in the findings (not `file:///…`).
                         let msg = f.error.strip_prefix("file://").unwrap_or(&f.error);
-                        pipe::errln!("{}", vzplan::redact_text(msg));
+                        pipe::errln!("{}", pipe::line(msg));
                     }
                 }
                 Error::NothingBuilt { plan } => pipe::err!("{}", pipe::report_text(plan)),
                 _ => {}
             }
-            pipe::errln!("vzplan: {}", vzplan::redact_text(&e.to_string()));
+            pipe::errln!("vzplan: {}", pipe::lines(&e.to_string()));
             if json {
                 print_json(&e.json());
             }
@@ -225,7 +239,7 @@ fn main() -> ExitCode {
 }
 
 fn print_json(doc: &serde_json::Value) {
-    pipe::outln!("{}", serde_json::to_string_pretty(doc).unwrap_or_default());
+    pipe::outln!("{}", pipe::json(doc));
 }
 
 fn scan_options(a: &ScanArgs) -> ScanOptions {
@@ -272,6 +286,7 @@ fn plan_options(c: &Common) -> PlanOptions {
         mosaic_layout: c.mosaic_layout.clone(),
         patch: c.patch,
         html: c.html.clone(),
+        allow_unreachable: c.scan.allow_unreachable,
     }
 }
 
@@ -289,10 +304,7 @@ fn run(cli: Cli) -> Result<u8, Error> {
             let term = progress::Terminal::new(common.scan.stats, common.scan.progress);
             let plan = vzplan::plan(&source(&common)?, &plan_options(&common), &term)?;
             if json {
-                pipe::outln!(
-                    "{}",
-                    serde_json::to_string_pretty(&vzplan::report::json(&plan))?
-                );
+                pipe::outln!("{}", pipe::json(&vzplan::report::json(&plan)));
             } else {
                 pipe::out!("{}", pipe::report_text(&plan));
             }
@@ -325,10 +337,11 @@ fn run(cli: Cli) -> Result<u8, Error> {
             let opts = scan_options(&args);
             let term = progress::Terminal::new(args.stats, args.progress);
             let scanned = vzplan::scan(&inputs(&args, shard), &opts, &term)?;
+            vzplan::scan::require_reachable(&scanned, args.allow_unreachable)?;
             let failed = vzplan::layouts::write(&scanned, &output.to_string_lossy(), &opts.io)?;
             for s in &scanned {
                 if let Err(e) = &s.result {
-                    pipe::errln!("{}", vzplan::redact_text(&e.to_string()));
+                    pipe::errln!("{}", pipe::line(&e.to_string()));
                 }
             }
             pipe::errln!(
@@ -340,18 +353,28 @@ fn run(cli: Cli) -> Result<u8, Error> {
             Ok(if failed > 0 { 3 } else { 0 })
         }
         Cmd::Info { files, json, io } => Ok(info::run(&files, json, io.options())),
-        Cmd::Verify { refs, json, io } => {
-            let r = vzplan::verify(&refs, &io.options())?;
+        Cmd::Verify {
+            refs,
+            json,
+            io,
+            sources_under,
+        } => {
+            let r = vzplan::verify(&refs, &io.options(), &sources_under)?;
             if json {
-                pipe::outln!(
-                    "{}",
-                    serde_json::json!({"sources": r.sources, "changed": r.changed, "ok": r.ok()})
-                );
+                let doc = serde_json::json!({"sources": r.sources, "changed": r.changed,
+                    "refused": r.refused, "apart": r.apart, "ok": r.ok()});
+                pipe::outln!("{}", vzplan::text::json_safe(doc.to_string()));
             } else {
-                for d in &r.changed {
-                    pipe::outln!("{d}");
+                for d in r.changed.iter().chain(&r.refused).chain(&r.apart) {
+                    pipe::outln!("{}", pipe::line(d));
                 }
-                pipe::outln!("{} source(s), {} changed", r.sources, r.changed.len());
+                let mut line = format!("{} source(s), {} changed", r.sources, r.changed.len());
+                for (n, what) in [(r.refused.len(), "not checked"), (r.apart.len(), "apart")] {
+                    if n > 0 {
+                        line.push_str(&format!(", {n} {what}"));
+                    }
+                }
+                pipe::outln!("{line}");
             }
             Ok(if r.ok() { 0 } else { 1 })
         }

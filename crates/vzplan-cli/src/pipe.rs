@@ -58,6 +58,23 @@ macro_rules! outln {
 
 pub(crate) use {err, errln, out, outln};
 
+/// A message for a terminal: URLs redacted, then every control character from a name shown as
+/// an escape (newlines too: one message is one line).
+pub fn line(text: &str) -> String {
+    vzplan::text::shown(&vzplan::redact_text(text)).into_owned()
+}
+
+/// A message of several lines vzplan composed (their pieces from files already shown): URLs
+/// redacted and every other control character shown.
+pub fn lines(text: &str) -> String {
+    vzplan::text::shown_lines(&vzplan::redact_text(text)).into_owned()
+}
+
+/// A JSON document as printed for scripts: pretty, DEL and C1 escaped too.
+pub fn json(doc: &serde_json::Value) -> String {
+    vzplan::text::json_safe(serde_json::to_string_pretty(doc).unwrap_or_default())
+}
+
 /// The text report with local paths under the current directory shown relative to it
 /// (`data/tas_2001.nc`, not `/home/me/run/data/tas_2001.nc`): what a person typed, and what the
 /// report's shell loops run on from here. `--json` keeps absolute paths.

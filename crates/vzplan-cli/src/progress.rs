@@ -139,6 +139,12 @@ impl ProgressSink for Terminal {
             Progress::Patched { chunks, bytes } => {
                 pipe::errln!("patched {chunks} chunk(s): {bytes} bytes written inline");
             }
+            Progress::Waiting { path } => {
+                pipe::errln!(
+                    "vzplan: waiting for another vzplan run writing {}",
+                    pipe::line(&path.display().to_string())
+                );
+            }
         }
     }
 }
@@ -150,7 +156,12 @@ fn print_stats(scanned: &[Scanned]) {
     let mut out = String::new();
     let mut total = Stats::default();
     for s in scanned.iter().filter(|s| !s.skipped()) {
-        let _ = write!(out, "{}: {} request(s)", s.input, s.stats.requests);
+        let _ = write!(
+            out,
+            "{}: {} request(s)",
+            vzplan::text::shown(&s.input),
+            s.stats.requests
+        );
         if s.stats.retried > 0 {
             let _ = write!(out, " ({} retried)", s.stats.retried);
         }

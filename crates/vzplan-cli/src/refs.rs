@@ -92,6 +92,7 @@ pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> 
         })],
         force: args.force,
         keep_layouts: kept.clone(),
+        sources_under: common.sources_under.clone(),
     };
     let report = build_or_append(common, opts, kept.as_deref(), append)?;
     let plan = &report.plan;
@@ -106,7 +107,7 @@ pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> 
                 o.insert("layouts".into(), k.display().to_string().into());
             }
         }
-        let text = serde_json::to_string_pretty(&r)?;
+        let text = pipe::json(&r);
         if stdout {
             pipe::errln!("{text}");
         } else {

@@ -14,6 +14,7 @@ pub mod dtype;
 pub mod grid;
 mod keys;
 pub mod layout;
+pub mod text;
 
 pub use chunks::{Chunk, ChunkList, DataRef, LengthColumn, Move, PlainColumns, RankMismatch};
 pub use codecs::CodecId;

@@ -4,6 +4,7 @@ use crate::summary::{self, Group};
 use crate::zarr::chunk_grid;
 use serde_json::{json, Value};
 use vzplan_core::edges_to_json;
+use vzplan_core::text::shown;
 use vzplan_plan::{display_file, Plan, Severity};
 
 /// The chunk grid in short form: `[366, [365, 3]] × 4 × 8`.
@@ -25,12 +26,15 @@ pub fn text(plan: &Plan) -> String {
         (Some(d), None) if plan.sources.len() > 1 => format!(", concatenated along '{d}'"),
         _ => String::new(),
     };
-    s.push_str(&format!(
-        "{} file(s){along}: {} array(s) planned, {} left out\n",
-        plan.sources.len(),
-        plan.arrays.len(),
-        plan.left_out.len()
-    ));
+    line(
+        &mut s,
+        format!(
+            "{} file(s){along}: {} array(s) planned, {} left out",
+            plan.sources.len(),
+            plan.arrays.len(),
+            plan.left_out.len()
+        ),
+    );
     let groups = summary::groups(plan);
     s.push_str(&summary_text(plan, &groups));
     let width = plan.arrays.iter().map(|a| a.path.len()).max().unwrap_or(0);
@@ -40,17 +44,20 @@ pub fn text(plan: &Plan) -> String {
         } else {
             format!("{} chunks from {} file(s)", a.chunks.len(), a.files)
         };
-        s.push_str(&format!(
-            "  {:width$}  {} ({}) {:?}  chunks {}  [{kind}]\n",
-            a.path,
-            a.dtype.numpy_str(),
-            a.dims.join(", "),
-            a.shape,
-            grid_summary(a),
-        ));
+        line(
+            &mut s,
+            format!(
+                "  {:width$}  {} ({}) {:?}  chunks {}  [{kind}]",
+                a.path,
+                a.dtype.numpy_str(),
+                a.dims.join(", "),
+                a.shape,
+                grid_summary(a),
+            ),
+        );
     }
     for l in &plan.left_out {
-        s.push_str(&format!("  {l:width$}  LEFT OUT (see findings)\n"));
+        line(&mut s, format!("  {l:width$}  LEFT OUT (see findings)"));
     }
     s.push_str(&findings_text(plan, &groups));
     s
@@ -85,15 +92,25 @@ fn summary_text(plan: &Plan, groups: &[Group]) -> String {
             [one] => g.command_on(one).unwrap_or(cmd),
             _ => cmd,
         };
-        s.push_str(&format!(
-            "  {} file(s) ({}), {}{}: {cmd}\n",
-            g.files.len(),
-            summary::human_bytes(summary::bytes_of(plan, &g.files)),
-            kind_words(g.first.kind),
-            on.unwrap_or_default(),
-        ));
+        line(
+            &mut s,
+            format!(
+                "  {} file(s) ({}), {}{}: {cmd}",
+                g.files.len(),
+                summary::human_bytes(summary::bytes_of(plan, &g.files)),
+                kind_words(g.first.kind),
+                on.unwrap_or_default(),
+            ),
+        );
     }
     s
+}
+
+/// Pushes one line of the report: its text [`shown`] (names from files may hold control
+/// characters, newlines too), then the newline.
+fn line(out: &mut String, text: String) {
+    out.push_str(&shown(&text));
+    out.push('\n');
 }
 
 /// `padded_interior_chunk` → `padded interior chunk`.
@@ -114,7 +131,7 @@ fn findings_text(plan: &Plan, groups: &[Group]) -> String {
     if groups.is_empty() {
         return s;
     }
-    s.push_str("findings:\n");
+    line(&mut s, "findings:".into());
     let known = summary::known_files(plan);
     for g in groups {
         let tag = match g.first.severity {
@@ -123,15 +140,14 @@ fn findings_text(plan: &Plan, groups: &[Group]) -> String {
             Severity::Info => "info",
         };
         if g.files.len() < 2 {
-            s.push_str(&format!("  [{tag}] {}\n", g.first));
+            line(&mut s, format!("  [{tag}] {}", g.first));
             continue;
         }
-        s.push_str(&format!(
-            "  [{tag}] {} files: {}\n",
-            g.files.len(),
-            g.what()
-        ));
-        let shown = g
+        line(
+            &mut s,
+            format!("  [{tag}] {} files: {}", g.files.len(), g.what()),
+        );
+        let listed = g
             .files
             .iter()
             .take(FILES_SHOWN)
@@ -143,12 +159,12 @@ fn findings_text(plan: &Plan, groups: &[Group]) -> String {
         } else {
             String::new()
         };
-        s.push_str(&format!("      {}{more}\n", shown.join(", ")));
+        line(&mut s, format!("      {}{more}", listed.join(", ")));
         if let Some(fix) = g.fix_for_each() {
-            s.push_str(&format!("      {}: {fix}\n", g.fix_label()));
+            line(&mut s, format!("      {}: {fix}", g.fix_label()));
         }
         if let Some(l) = g.shell_loop(&known) {
-            s.push_str(&format!("      all at once: {l}\n"));
+            line(&mut s, format!("      all at once: {l}"));
         }
     }
     s

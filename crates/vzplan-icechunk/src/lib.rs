@@ -15,6 +15,7 @@
 
 mod containers;
 mod meta;
+mod retry;
 mod target;
 mod write;
 
@@ -35,11 +36,12 @@ pub struct IcechunkOptions {
     /// the repository's storage and the S3 virtual chunk containers' declaration; credentials
     /// come from the environment and are never stored.
     pub io: vzplan_io::IoOptions,
-    /// The kept layouts' token to record in the commit's metadata (`vzplan_layouts`).
-    pub layouts_token: Option<String>,
-    /// For an append: the token the branch's head must carry, i.e. the layouts the append read
-    /// are those of the head. Another build or append since is refused, never overwritten.
-    pub expect_token: Option<String>,
+    /// The kept layouts' SHA-256 to record in the commit's metadata (`vzplan_layouts`).
+    pub layouts_record: Option<String>,
+    /// For an append: the record the branch's head must carry, i.e. the layouts the append
+    /// continues are those of the head. Another build or append since is refused, never
+    /// overwritten.
+    pub expect_layouts: Option<String>,
 }
 
 impl Default for IcechunkOptions {
@@ -48,8 +50,8 @@ impl Default for IcechunkOptions {
             branch: "main".into(),
             message: "vzplan build".into(),
             io: vzplan_io::IoOptions::default(),
-            layouts_token: None,
-            expect_token: None,
+            layouts_record: None,
+            expect_layouts: None,
         }
     }
 }
@@ -102,19 +104,40 @@ pub enum Error {
     Runtime(#[source] std::io::Error),
 }
 
+impl Error {
+    /// Whether the store failed the way an outage fails (a reset connection, a timeout, a 5xx),
+    /// so that the write is worth trying again.
+    pub fn transient(&self) -> bool {
+        match self {
+            Error::Storage { reason, .. }
+            | Error::Repository { reason, .. }
+            | Error::Write { reason, .. } => retry::transient_text(reason),
+            _ => false,
+        }
+    }
+}
+
 /// Writes `plan` into the repository at `target` as one new commit on `opts.branch`, creating
-/// the repository when there is none.
+/// the repository when there is none. A write the store fails as an outage fails is tried again
+/// (`opts.io.retries` times, with backoff); a commit whose answer was lost is recognised on the
+/// branch by its own mark and not made twice ([`retry`]).
 pub fn write(plan: &Plan, target: &Target, opts: &IcechunkOptions) -> Result<Committed, Error> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
+    runtime()?.block_on(retry::write(plan, target, opts))
+}
+
+/// The kept layouts' record on the branch's head (the head of `main` for a branch not made
+/// yet); None when the repository, or its record, does not exist.
+pub fn layouts_record(target: &Target, opts: &IcechunkOptions) -> Result<Option<String>, Error> {
+    runtime()?.block_on(write::head_record(target, opts))
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("vzplan-icechunk")
         .enable_all()
         .build()
-        .map_err(Error::Runtime)?;
-    rt.block_on(async {
-        let prepared = write::prepare(plan, target, opts).await?;
-        write::commit(prepared, &opts.message).await
-    })
+        .map_err(Error::Runtime)
 }
 
 #[cfg(test)]

@@ -69,7 +69,7 @@ impl Target {
     ) -> Result<Arc<dyn Storage + Send + Sync>, Error> {
         let err = |e: icechunk::StorageError| Error::Storage {
             target: self.display(),
-            reason: e.kind.to_string(),
+            reason: crate::write::chain(&e.kind),
         };
         let opt = |p: &str| (!p.is_empty()).then(|| p.to_string());
         match self {

@@ -291,8 +291,8 @@ fn a_racing_commit_is_a_conflict() {
     };
     write(&plan, &target, &opts).expect("first build creates the branch");
     rt().block_on(async {
-        let a = write::prepare(&plan, &target, &opts).await.expect("a");
-        let b = write::prepare(&plan, &target, &opts).await.expect("b");
+        let a = write::prepare(&plan, &target, &opts, "a").await.expect("a");
+        let b = write::prepare(&plan, &target, &opts, "b").await.expect("b");
         write::commit(a, "a").await.expect("a commits");
         assert!(matches!(
             write::commit(b, "b").await,
@@ -330,8 +330,8 @@ fn an_append_on_a_branch_that_moved_since_its_layouts_were_kept_is_refused() {
     let repo_dir = tempfile::tempdir().expect("tempdir");
     let target = Target::Local(repo_dir.path().to_path_buf());
     let with = |expect: Option<&str>, token: &str| IcechunkOptions {
-        expect_token: expect.map(str::to_string),
-        layouts_token: Some(token.to_string()),
+        expect_layouts: expect.map(str::to_string),
+        layouts_record: Some(token.to_string()),
         ..IcechunkOptions::default()
     };
     write(&plan, &target, &with(None, "a")).expect("build keeping layouts a");

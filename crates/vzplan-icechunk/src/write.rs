@@ -23,28 +23,112 @@ pub(crate) struct Prepared {
     created: bool,
     counts: (usize, u64, u64),
     containers: Vec<String>,
-    layouts_token: Option<String>,
+    layouts_record: Option<String>,
+    /// This write's own mark, recorded in the commit: a retry finds it on the branch when the
+    /// answer to a commit that landed was lost.
+    mark: String,
 }
 
-/// The commit metadata key holding the kept layouts' token (see [`IcechunkOptions`]).
+/// The commit metadata key holding the kept layouts' SHA-256 (see [`IcechunkOptions`]).
 pub(crate) const LAYOUTS_KEY: &str = "vzplan_layouts";
+/// The commit metadata key holding the write's mark ([`Prepared::mark`]).
+pub(crate) const MARK_KEY: &str = "vzplan_write";
 
 fn repo_err(target: &Target) -> impl Fn(icechunk::repository::RepositoryError) -> Error + '_ {
     move |e| Error::Repository {
         target: target.display(),
-        reason: e.kind.to_string(),
+        reason: chain(&e.kind),
     }
 }
 
 fn write_err(key: &str) -> impl Fn(icechunk::store::StoreError) -> Error + '_ {
     move |e| Error::Write {
         key: key.to_string(),
-        reason: e.kind.to_string(),
+        reason: chain(&e.kind),
     }
 }
 
+/// An error and its sources, as one line: the store's own words about a reset connection sit
+/// several causes down.
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cause = e.source();
+    // Bounded: an error chain is a few levels deep.
+    for _ in 0..16 {
+        let Some(c) = cause else { break };
+        let text = c.to_string();
+        if !s.contains(&text) {
+            s.push_str(": ");
+            s.push_str(&text);
+        }
+        cause = c.source();
+    }
+    s
+}
+
+/// Whether a repository exists at the target.
+pub(crate) async fn exists(target: &Target, opts: &IcechunkOptions) -> Result<bool, Error> {
+    let storage = target.storage(&opts.io).await?;
+    Repository::exists(storage, None)
+        .await
+        .map_err(repo_err(target))
+}
+
+/// The branch's head (the head of `main` for a branch not made yet): its snapshot id and the
+/// commit's metadata; None when there is no repository.
+pub(crate) async fn head(
+    target: &Target,
+    opts: &IcechunkOptions,
+) -> Result<Option<(String, SnapshotProperties)>, Error> {
+    let storage = target.storage(&opts.io).await?;
+    let exists = Repository::exists(Arc::clone(&storage), None)
+        .await
+        .map_err(repo_err(target))?;
+    if !exists {
+        return Ok(None);
+    }
+    let repo = Repository::open(storage)
+        .execute()
+        .await
+        .map_err(repo_err(target))?;
+    let branches = repo.list_branches().await.map_err(repo_err(target))?;
+    let branch = match branches.contains(&opts.branch) {
+        true => opts.branch.as_str(),
+        false => "main",
+    };
+    let id = repo.lookup_branch(branch).await.map_err(repo_err(target))?;
+    let snap = repo.lookup_snapshot(&id).await.map_err(repo_err(target))?;
+    Ok(Some((id.to_string(), snap.metadata.clone())))
+}
+
+/// The kept layouts' record on the branch's head ([`crate::layouts_record`]).
+pub(crate) async fn head_record(
+    target: &Target,
+    opts: &IcechunkOptions,
+) -> Result<Option<String>, Error> {
+    Ok(head(target, opts).await?.and_then(|(_, meta)| {
+        meta.get(LAYOUTS_KEY)
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    }))
+}
+
+/// A plan's arrays, virtual references and native chunks, as a commit counts them.
+pub(crate) fn counts(plan: &Plan) -> (usize, u64, u64) {
+    let (mut refs, mut native) = (0, 0);
+    for a in &plan.arrays {
+        for c in &a.chunks {
+            match c.data {
+                DataRef::Ref { .. } => refs += 1,
+                DataRef::Inline(_) => native += 1,
+            }
+        }
+    }
+    (plan.arrays.len(), refs, native)
+}
+
 /// The prefixes of the sources that chunks reference (inline-only sources need no container).
-fn referenced_prefixes(plan: &Plan) -> BTreeSet<String> {
+pub(crate) fn referenced_prefixes(plan: &Plan) -> BTreeSet<String> {
     let mut used = BTreeSet::new();
     for a in &plan.arrays {
         for c in &a.chunks {
@@ -131,13 +215,14 @@ pub(crate) async fn prepare(
     plan: &Plan,
     target: &Target,
     opts: &IcechunkOptions,
+    mark: &str,
 ) -> Result<Prepared, Error> {
     let (repo, created, containers) = open_repo(plan, target, opts).await?;
     let session = repo
         .writable_session(&opts.branch)
         .await
         .map_err(repo_err(target))?;
-    if let Some(want) = &opts.expect_token {
+    if let Some(want) = &opts.expect_layouts {
         // The session's base is the state this append builds on; a commit after it is the
         // commit's conflict to detect.
         let base = repo
@@ -172,7 +257,8 @@ pub(crate) async fn prepare(
         created,
         counts: (plan.arrays.len(), refs, native),
         containers,
-        layouts_token: opts.layouts_token.clone(),
+        layouts_record: opts.layouts_record.clone(),
+        mark: mark.to_string(),
     })
 }
 
@@ -271,9 +357,10 @@ async fn write_array(store: &Store, plan: &Plan, a: &ArrayPlan) -> Result<(u64, 
 pub(crate) async fn commit(p: Prepared, message: &str) -> Result<Committed, Error> {
     let mut session = p.session.write().await;
     let mut props = SnapshotProperties::default();
-    if let Some(t) = &p.layouts_token {
+    if let Some(t) = &p.layouts_record {
         props.insert(LAYOUTS_KEY.into(), t.clone().into());
     }
+    props.insert(MARK_KEY.into(), p.mark.clone().into());
     let id = session
         .commit(message)
         .allow_empty(true)
@@ -293,7 +380,7 @@ pub(crate) async fn commit(p: Prepared, message: &str) -> Result<Committed, Erro
             }
             kind => Error::Repository {
                 target: p.branch.clone(),
-                reason: kind.to_string(),
+                reason: chain(&kind),
             },
         })?;
     Ok(Committed {

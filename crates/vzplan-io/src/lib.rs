@@ -24,10 +24,12 @@ mod coalesce;
 pub mod remote;
 mod retry;
 mod secret;
+mod source_url;
 
 pub use cache::{CacheConfig, CachedReader};
 pub use remote::{canonical_url, is_url, IoOptions, Listed, ObjectReader};
 pub use secret::{has_secret, redact, redact_text, REDACTED};
+pub use source_url::{check_source_url, special_host, valid_etag, valid_mtime};
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -60,9 +62,20 @@ pub enum IoError {
     /// A URL that cannot be used (scheme, credentials or query string in it, bad key).
     #[error("{url}: {reason}")]
     Url { url: String, reason: String },
-    /// An object-store request that failed for good (not found, denied, or out of retries).
+    /// An object-store request that failed for good: not found, access denied.
     #[error("{url}: {reason}")]
     Remote { url: String, reason: String },
+    /// The store could not be reached: every attempt of a request failed the way an outage
+    /// fails (5xx, reset connections, timeouts, bodies cut short). Not a fact about the object.
+    #[error("{url}: unreachable: {reason}")]
+    Unreachable { url: String, reason: String },
+}
+
+impl IoError {
+    /// Whether this is an outage rather than something wrong with the object.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, IoError::Unreachable { .. })
+    }
 }
 
 /// Requests made and bytes fetched from the underlying store.
@@ -73,6 +86,8 @@ pub struct Stats {
     pub bytes: u64,
     /// Failed attempts that were retried (object storage only).
     pub retried: u64,
+    /// Requests given up after every retry failed as an outage fails ([`IoError::Unreachable`]).
+    pub unreachable: u64,
 }
 
 /// Identity of an object, for drift detection.
@@ -212,7 +227,7 @@ impl RangeRead for LocalFile {
         Stats {
             requests: self.requests.load(Ordering::Relaxed),
             bytes: self.bytes.load(Ordering::Relaxed),
-            retried: 0,
+            ..Stats::default()
         }
     }
 }
@@ -426,8 +441,7 @@ impl RangeRead for MemObject {
     fn stats(&self) -> Stats {
         Stats {
             requests: self.requests.load(Ordering::Relaxed),
-            bytes: 0,
-            retried: 0,
+            ..Stats::default()
         }
     }
 }

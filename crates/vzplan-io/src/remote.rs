@@ -498,6 +498,7 @@ impl RangeRead for ObjectReader {
             requests: self.counters.requests.load(Ordering::Relaxed),
             bytes: self.counters.bytes.load(Ordering::Relaxed),
             retried: self.counters.retried.load(Ordering::Relaxed),
+            unreachable: self.counters.unreachable.load(Ordering::Relaxed),
         }
     }
 }

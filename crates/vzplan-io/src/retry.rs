@@ -31,6 +31,7 @@ pub(crate) struct Counters {
     pub requests: AtomicU64,
     pub bytes: AtomicU64,
     pub retried: AtomicU64,
+    pub unreachable: AtomicU64,
 }
 
 fn jitter_below(max: Duration) -> Duration {
@@ -85,10 +86,11 @@ where
             Ok(v) => return Ok(v),
             Err(Failure::Permanent(e)) => return Err(permanent(url, e, opts.anon)),
             Err(Failure::Transient(msg)) if attempt >= opts.retries => {
-                return Err(IoError::Remote {
+                counters.unreachable.fetch_add(1, Ordering::Relaxed);
+                return Err(IoError::Unreachable {
                     url: crate::redact(url),
                     reason: format!("{what}: {msg} (gave up after {} attempts)", attempt + 1),
-                })
+                });
             }
             Err(Failure::Transient(_)) => {
                 counters.retried.fetch_add(1, Ordering::Relaxed);

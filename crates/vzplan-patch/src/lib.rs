@@ -193,6 +193,9 @@ pub fn apply(plan: &mut Plan, open: &Opener) -> (usize, u64) {
     }
     for i in drop.into_iter().rev() {
         let a = plan.arrays.remove(i);
+        // Its chunks are not re-encoded after all: the planner's "re-encoded inline" notes go.
+        plan.findings
+            .retain(|f| !(f.kind == FindingKind::Patched && f.array.as_ref() == Some(&a.path)));
         plan.left_out.push(a.path);
     }
     (patched, inline_bytes)

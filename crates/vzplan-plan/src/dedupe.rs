@@ -36,7 +36,9 @@ pub(crate) fn dedupe(
                 Finding::new(
                     FindingKind::Duplicate,
                     Severity::Info,
-                    format!("given {n} times (overlapping inputs); used once"),
+                    format!(
+                        "given {n} times (overlapping inputs, or links to one file); used once"
+                    ),
                 )
                 .file(u),
             );

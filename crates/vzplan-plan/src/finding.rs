@@ -3,6 +3,7 @@
 //! Printed as `file: what is wrong (where) — how to fix`, the CLI contract in design.md.
 
 use serde::{Deserialize, Serialize};
+use vzplan_core::text::shown;
 
 /// How bad a finding is. `Error` findings leave their array out of the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -111,23 +112,24 @@ impl Finding {
 }
 
 impl std::fmt::Display for Finding {
-    /// `file: what is wrong (where) — how to fix`
+    /// `file: what is wrong (where) — how to fix`, each piece [`shown`] (names from files may
+    /// hold control characters).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let who = match (&self.file, &self.array) {
             (Some(file), _) => display_file(file),
             (None, Some(a)) => a.clone(),
             (None, None) => "vzplan".to_string(),
         };
-        write!(f, "{who}: ")?;
+        write!(f, "{}: ", shown(&who))?;
         if let (Some(_), Some(a)) = (&self.file, &self.array) {
-            write!(f, "{a}: ")?;
+            write!(f, "{}: ", shown(a))?;
         }
-        write!(f, "{}", self.message)?;
+        write!(f, "{}", shown(&self.message))?;
         if let Some(l) = &self.location {
-            write!(f, " ({l})")?;
+            write!(f, " ({})", shown(l))?;
         }
         if let Some(x) = &self.fix {
-            write!(f, " — {x}")?;
+            write!(f, " — {}", shown(x))?;
         }
         Ok(())
     }

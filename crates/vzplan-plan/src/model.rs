@@ -124,8 +124,10 @@ impl Plan {
 pub const CONTRIBUTES_NOTHING: &str = "contributes nothing";
 
 /// A file that could not be scanned.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ScanFailure {
     pub url: String,
     pub error: String,
+    /// Its store could not be reached (an outage), as opposed to a file that was read and is bad.
+    pub unreachable: bool,
 }

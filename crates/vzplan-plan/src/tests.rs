@@ -283,6 +283,7 @@ fn unsupported_and_unreadable_files_are_named_and_the_rest_planned() {
     let fail = ScanFailure {
         url: "file:///d/c.nc".into(),
         error: "file:///d/c.nc: not an HDF5 file".into(),
+        ..Default::default()
     };
     let p = plan(files, &[fail], &Options::default());
     let lines: Vec<String> = p.findings.iter().map(|f| f.to_string()).collect();

@@ -104,9 +104,11 @@ fn scan_lines(
 ) -> PyResult<Vec<String>> {
     let opts = Opts::from_dict(py, options, Which::Scan)?;
     let scan = opts.scan_options();
+    let allow = opts.allow_unreachable;
     let cancel = scan.cancel.clone().unwrap_or_default();
     let r = detached(py, &cancel, || -> Result<Vec<String>, Error> {
         let scanned = vzplan::scan(&Inputs::new(paths), &scan, &vzplan::NoProgress)?;
+        vzplan::scan::require_reachable(&scanned, allow)?;
         scanned.iter().map(vzplan::layouts::line).collect()
     })?;
     r.map_err(|e| raise(py, e))
@@ -179,6 +181,7 @@ fn run(
         None => None,
     };
     let force = opts.force;
+    let sources_under = opts.sources_under.clone();
     let r = detached(py, &cancel, move || {
         let (plan, committed) = if build {
             let mut outputs: Vec<Box<dyn vzplan::Output>> = Vec::new();
@@ -193,6 +196,7 @@ fn run(
                 outputs,
                 force,
                 keep_layouts: kept.clone(),
+                sources_under,
             };
             let plan = match (&kept, append) {
                 (Some(k), true) => vzplan::append(k, &source, b, &vzplan::NoProgress)?.plan,

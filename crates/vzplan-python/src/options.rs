@@ -22,6 +22,7 @@ const SCAN_KEYS: &[&str] = &[
     "jobs",
     "chunk_bytes",
     "fail_fast",
+    "allow_unreachable",
     "s3_endpoint",
     "gcs_endpoint",
     "anon",
@@ -46,6 +47,7 @@ const PLAN_KEYS: &[&str] = &[
     "icechunk",
     "branch",
     "keep_layouts",
+    "sources_under",
 ];
 
 /// The options, defaults as the CLI's.
@@ -53,6 +55,7 @@ pub struct Opts {
     jobs: Option<usize>,
     chunk_bytes: u64,
     fail_fast: bool,
+    pub allow_unreachable: bool,
     s3_endpoint: Option<String>,
     gcs_endpoint: Option<String>,
     anon: bool,
@@ -76,6 +79,8 @@ pub struct Opts {
     pub branch: String,
     /// `keep_layouts`: True (beside refs.json) or a path.
     keep_layouts: Option<KeepLayouts>,
+    /// Prefixes whose sources a layout may name for reading (`--sources-under`).
+    pub sources_under: Vec<String>,
 }
 
 /// Where `build` keeps the layouts: beside refs.json, or at a path.
@@ -141,6 +146,7 @@ impl Opts {
             jobs: get(d, "jobs", None)?,
             chunk_bytes: get(d, "chunk_bytes", defaults.chunk_bytes)?,
             fail_fast: get(d, "fail_fast", false)?,
+            allow_unreachable: get(d, "allow_unreachable", false)?,
             s3_endpoint: get(d, "s3_endpoint", None)?,
             gcs_endpoint: get(d, "gcs_endpoint", None)?,
             anon: get(d, "anon", false)?,
@@ -163,6 +169,7 @@ impl Opts {
             icechunk: get(d, "icechunk", None)?,
             branch: get(d, "branch", "main".to_string())?,
             keep_layouts: keep_layouts(d)?,
+            sources_under: names(d, "sources_under")?,
         };
         // The CLI refuses these combinations as usage errors.
         if o.concat_dim.is_some() && o.stack_dim.is_some() {
@@ -223,6 +230,7 @@ impl Opts {
             mosaic_layout: self.mosaic_layout.clone(),
             patch: self.patch,
             html: self.html.clone(),
+            allow_unreachable: self.allow_unreachable,
         }
     }
 

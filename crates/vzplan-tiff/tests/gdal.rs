@@ -88,7 +88,7 @@ fn complex_floats_are_complex64() {
 #[test]
 fn complex_integers_are_a_data_type_problem() {
     // The planner's fix names the rewrite (`gdal_translate -ot CFloat32 FILE OUT`, checked by
-    // tests/cli_fixes.rs); the reader says what it is.
+    // crates/vzplan-cli/tests/cli_fixes.rs); the reader says what it is.
     let l = read("cint16.tif");
     assert!(l.arrays.is_empty());
     assert_eq!(l.problems.len(), 1);

@@ -15,80 +15,22 @@
 //! guess could read back wrong; such a collection is refused with a message saying how to keep
 //! them.
 
-use crate::build::{gather, BuildOptions, BuildReport, Source};
-use crate::outputs::write::{self, Staged};
-use crate::{Error, ProgressSink};
+use crate::build::{gather, BuildOptions, BuildReport, Continue, Source};
+use crate::kept::{identify, legacy_token, Header};
+use crate::verify::Drift;
+use crate::{Error, Output, ProgressSink};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use vzplan_core::SourceLayout;
 use vzplan_io::{IoOptions, ObjectMeta};
 use vzplan_plan::{ScanFailure, SourceRef};
 
-/// Where the kept layouts go by default: beside refs.json (`refs.json` → `refs.layouts.jsonl`).
-pub fn default_layouts(refs: &Path) -> PathBuf {
-    let stem = refs
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_else(|| "refs".into());
-    refs.with_file_name(format!("{stem}.layouts.jsonl"))
-}
-
-/// Where an Icechunk repository's kept layouts go by default: beside a local repository
-/// (`out/repo` → `out/repo.layouts.jsonl`); none for one on object storage (give a path).
-pub fn default_layouts_for_repo(repo: &str) -> Option<PathBuf> {
-    match vzplan_icechunk::Target::parse(repo).ok()? {
-        vzplan_icechunk::Target::Local(dir) => {
-            let name = dir.file_name()?.to_string_lossy().to_string();
-            Some(dir.with_file_name(format!("{name}.layouts.jsonl")))
-        }
-        _ => None,
-    }
-}
-
-/// Stages the layouts file (renamed into place with the other outputs); returns its token.
-pub(crate) fn stage(
-    path: &Path,
-    layouts: &[SourceLayout],
-    failures: &[ScanFailure],
-) -> Result<(Staged, String), Error> {
-    let staged = write::stage(path, |w| {
-        for l in layouts {
-            serde_json::to_writer(&mut *w, l)?;
-            w.write_all(b"\n")?;
-        }
-        for f in failures {
-            let line = serde_json::json!({"url": f.url, "error": f.error});
-            serde_json::to_writer(&mut *w, &line)?;
-            w.write_all(b"\n")?;
-        }
-        Ok(())
-    })?;
-    let token = token_of(staged.path()).map_err(|source| Error::LayoutRead {
-        file: path.display().to_string(),
-        source,
-    })?;
-    Ok((staged, token))
-}
-
-/// A kept layouts file's token: its inode, length and modification time (nanoseconds). The
-/// staged file keeps all three when it is renamed into place, and a later run's file (a new
-/// temp file, renamed over it) differs, so an append tells whether the file is still the one it
-/// read with a `stat`, never reading it again. Not an integrity check against an adversary.
-pub(crate) fn token_of(path: &Path) -> std::io::Result<String> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(path)?;
-    Ok(format!(
-        "{}:{}:{}.{:09}",
-        m.ino(),
-        m.len(),
-        m.mtime(),
-        m.mtime_nsec()
-    ))
-}
+pub use crate::kept::{default_layouts, default_layouts_for_repo};
 
 /// Appends the files of `new` to the collection whose layouts were kept at `kept`, writing
-/// `opts`' outputs (and the layouts again, at `opts.keep_layouts` or else `kept`).
+/// `opts`' outputs (and the layouts again, at `opts.keep_layouts` or else `kept`). With no new
+/// files it rewrites the collection from its kept layouts (finishing an append that was killed).
 pub fn append(
     kept: &Path,
     new: &Source,
@@ -96,9 +38,28 @@ pub fn append(
     progress: &dyn ProgressSink,
 ) -> Result<BuildReport, Error> {
     let io = new.io().clone();
-    let read = token_of(kept).ok();
+    let opts = BuildOptions {
+        keep_layouts: Some(
+            opts.keep_layouts
+                .clone()
+                .unwrap_or_else(|| kept.to_path_buf()),
+        ),
+        ..opts
+    };
+    // Locked before the kept layouts are read, until the outputs are in place: a second append
+    // waits, then reads what this one wrote.
+    let mut targets: Vec<(&'static str, std::path::PathBuf)> =
+        opts.outputs.iter().flat_map(|o| o.targets()).collect();
+    targets.extend(opts.keep_layouts.iter().map(|p| ("layouts", p.clone())));
+    let lock = crate::build::lock(&targets, progress)?;
     let (old, mut failures) = read_kept(kept, &io)?;
-    let (l, f) = gather(new, progress)?;
+    check_named(kept, &old, &opts.sources_under)?;
+    let (parent, expect) = continuity(kept, &opts.outputs)?;
+    let (l, f) = if has_inputs(new) {
+        gather(new, progress)?
+    } else {
+        (Vec::new(), Vec::new())
+    };
     // A file given again is scanned again: its new layout replaces the kept one.
     let again: HashSet<&str> = l
         .iter()
@@ -114,21 +75,79 @@ pub fn append(
     failures.extend(changed);
     layouts.extend(l);
     failures.extend(f);
-    let opts = BuildOptions {
-        keep_layouts: Some(
-            opts.keep_layouts
-                .clone()
-                .unwrap_or_else(|| kept.to_path_buf()),
-        ),
-        ..opts
-    };
     let all = Source::Given {
         layouts,
         failures,
         io,
     };
-    let read = read.as_deref().map(|t| (kept, t));
-    crate::build::build_kept(&all, &opts, progress, read)
+    let cont = Continue {
+        lock,
+        parent,
+        expect,
+    };
+    crate::build::build_kept(&all, &opts, progress, cont)
+}
+
+/// Whether `new` names any file (an append without files only rewrites the collection).
+fn has_inputs(new: &Source) -> bool {
+    match new {
+        Source::Scan { inputs, .. } => !inputs.paths.is_empty() || !inputs.files_from.is_empty(),
+        Source::Layouts { patterns, .. } => !patterns.is_empty(),
+        Source::Given {
+            layouts, failures, ..
+        } => !layouts.is_empty() || !failures.is_empty(),
+    }
+}
+
+/// For an output with a history of its own (an Icechunk branch): the kept layouts must be those
+/// its head was committed with (by their SHA-256), or one append ahead of it (their header's
+/// `parent` is the head's: a run killed between renaming the layouts and committing). Returns
+/// the new layouts' `parent` and the record the head must still carry at the commit.
+fn continuity(
+    kept: &Path,
+    outputs: &[Box<dyn Output>],
+) -> Result<(Option<String>, Option<String>), Error> {
+    for o in outputs {
+        let Some(record) = o.layouts_record()? else {
+            continue;
+        };
+        let read_err = |source| Error::LayoutRead {
+            file: kept.display().to_string(),
+            source,
+        };
+        let (hash, Header { parent, .. }) = identify(kept).map_err(read_err)?;
+        let matches = |r: &String| {
+            *r == hash || parent.as_ref() == Some(r) || legacy_token(kept).ok().as_ref() == Some(r)
+        };
+        return match record.filter(matches) {
+            Some(r) => Ok((Some(r.clone()), Some(r))),
+            None => Err(Error::NotTheHead {
+                layouts: kept.display().to_string(),
+            }),
+        };
+    }
+    Ok((None, None))
+}
+
+/// Kept objects are asked about (listed, or a HEAD each) only under named prefixes
+/// ([`crate::named`]); local files are `stat`ed, never read.
+fn check_named(kept: &Path, old: &[SourceLayout], under: &[String]) -> Result<(), Error> {
+    let named = crate::Named::new([], under)?;
+    let prefixes: BTreeSet<String> = old
+        .iter()
+        .filter(|l| vzplan_io::is_url(&l.url) && !named.allows(&l.url))
+        .map(|l| crate::named::parent(&l.url))
+        .collect();
+    if prefixes.is_empty() {
+        return Ok(());
+    }
+    Err(Error::KeptNotNamed {
+        layouts: kept.display().to_string(),
+        prefixes: prefixes
+            .into_iter()
+            .map(|p| vzplan_io::redact(&p))
+            .collect(),
+    })
 }
 
 /// Splits the kept layouts into those whose files are as they were scanned (size, ETag, mtime:
@@ -137,7 +156,7 @@ pub fn append(
 /// objects by listing each prefix once (one request per prefix, not one per object).
 fn unchanged(old: Vec<SourceLayout>, io: &IoOptions) -> (Vec<SourceLayout>, Vec<ScanFailure>) {
     let listed = list_prefixes(&old, io);
-    let drift: Vec<Option<String>> = old
+    let drift: Vec<Option<Drift>> = old
         .par_iter()
         .map(|l| {
             let s = SourceRef::of(l);
@@ -145,9 +164,12 @@ fn unchanged(old: Vec<SourceLayout>, io: &IoOptions) -> (Vec<SourceLayout>, Vec<
                 return crate::verify::drift(&s, io);
             }
             match listed.get(&l.url) {
-                Some(Ok(m)) => crate::verify::compare(&s, m),
-                Some(Err(e)) => Some(e.clone()),
-                None => Some(format!("{}: no longer listed", l.url)),
+                Some(Ok(m)) => crate::verify::compare(&s, m).map(Drift::from),
+                Some(Err(e)) => Some(Drift {
+                    message: e.0.clone(),
+                    unreachable: e.1,
+                }),
+                None => Some(format!("{}: no longer listed", l.url).into()),
             }
         })
         .collect();
@@ -156,23 +178,30 @@ fn unchanged(old: Vec<SourceLayout>, io: &IoOptions) -> (Vec<SourceLayout>, Vec<
     for (l, d) in old.into_iter().zip(drift) {
         match d {
             None => kept.push(l),
-            Some(why) => failed.push(ScanFailure {
+            Some(d) if d.unreachable => failed.push(ScanFailure {
+                url: l.url,
+                error: d.message,
+                unreachable: true,
+            }),
+            Some(d) => failed.push(ScanFailure {
                 url: l.url,
                 error: format!(
-                    "changed since it was scanned ({why}); give it again to scan it anew"
+                    "changed since it was scanned ({}); give it again to scan it anew",
+                    d.message
                 ),
+                unreachable: false,
             }),
         }
     }
     (kept, failed)
 }
 
+/// An object's metadata, or why it could not be had (and whether that was an outage).
+type Looked = Result<ObjectMeta, (String, bool)>;
+
 /// The metadata of every object under the prefixes of the kept objects, by URL; a prefix that
 /// cannot be listed (an HTTP server, a failure) gives its objects a HEAD each instead.
-fn list_prefixes(
-    old: &[SourceLayout],
-    io: &IoOptions,
-) -> HashMap<String, Result<ObjectMeta, String>> {
+fn list_prefixes(old: &[SourceLayout], io: &IoOptions) -> HashMap<String, Looked> {
     let prefixes: BTreeSet<&str> = old
         .iter()
         .filter(|l| vzplan_io::is_url(&l.url))
@@ -187,7 +216,8 @@ fn list_prefixes(
                     .iter()
                     .filter(|l| l.url.rsplit_once('/').map(|(q, _)| q) == Some(p));
                 for l in here {
-                    let m = vzplan_io::remote::head(&l.url, io).map_err(|e| e.to_string());
+                    let m = vzplan_io::remote::head(&l.url, io)
+                        .map_err(|e| (e.to_string(), e.is_unreachable()));
                     out.insert(l.url.clone(), m);
                 }
             }

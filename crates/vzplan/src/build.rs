@@ -60,6 +60,8 @@ pub struct PlanOptions {
     pub patch: bool,
     /// Also write the plan as an HTML page (before any patching).
     pub html: Option<PathBuf>,
+    /// Build without sources whose store could not be reached (exit 3) instead of failing.
+    pub allow_unreachable: bool,
 }
 
 /// What `build` does besides planning: where the plan goes.
@@ -73,6 +75,9 @@ pub struct BuildOptions {
     /// Also keep every file's layout here (JSON lines), so that the collection can be appended
     /// to ([`crate::append`]) without scanning its files again.
     pub keep_layouts: Option<PathBuf>,
+    /// Prefixes (directories, `s3://bucket/dir/`) whose sources may be read when only a layout
+    /// names them ([`crate::named`]): `--patch` reads no other source but the inputs scanned.
+    pub sources_under: Vec<String>,
 }
 
 /// The result of a build.
@@ -170,6 +175,22 @@ fn gather_with_inputs(
     })
 }
 
+/// Sources that could not be reached fail the run unless allowed: an outage is not a result.
+pub(crate) fn require_reachable(failures: &[ScanFailure], allow: bool) -> Result<(), Error> {
+    if allow {
+        return Ok(());
+    }
+    let sources: Vec<String> = failures
+        .iter()
+        .filter(|f| f.unreachable)
+        .map(|f| vzplan_io::redact(&f.url))
+        .collect();
+    if sources.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Unreachable { sources })
+}
+
 /// `--var` and `--concat-dim` must name something some file has: checked before planning.
 fn check_names(layouts: &[SourceLayout], opts: &PlanOptions) -> Result<(), Error> {
     // Names are gathered only when there is a name to check (most builds give none), and
@@ -245,6 +266,7 @@ pub fn plan(
     progress: &dyn ProgressSink,
 ) -> Result<Plan, Error> {
     let g = gather_with_inputs(source, None, progress)?;
+    require_reachable(&g.failures, opts.allow_unreachable)?;
     let mut html = opts.html.clone().map(HtmlReport::new);
     if let Some(h) = &mut html {
         let read = g.read(&UrlSet::default());
@@ -268,16 +290,27 @@ pub fn build(
     opts: &BuildOptions,
     progress: &dyn ProgressSink,
 ) -> Result<BuildReport, Error> {
-    build_kept(source, opts, progress, None)
+    build_kept(source, opts, progress, Continue::default())
 }
 
-/// As [`build`]; `read`: for an append, the kept layouts file it read and that file's token then.
-/// The outputs are renamed into place only if that file is still the one read.
+/// What an append continues from (see [`crate::append`]).
+#[derive(Default)]
+pub(crate) struct Continue {
+    /// The collection's lock, held since before the kept layouts were read.
+    pub lock: Option<crate::outputs::lock::Lock>,
+    /// The `parent` of the new kept layouts' header.
+    pub parent: Option<String>,
+    /// The record an Icechunk branch's head must carry when the commit lands.
+    pub expect: Option<String>,
+}
+
+/// As [`build`], continuing `cont` for an append. The collection is locked from here until its
+/// outputs are in place ([`crate::outputs::lock`]).
 pub(crate) fn build_kept(
     source: &Source,
     opts: &BuildOptions,
     progress: &dyn ProgressSink,
-    read: Option<(&Path, &str)>,
+    cont: Continue,
 ) -> Result<BuildReport, Error> {
     let mut html = opts.plan.html.clone().map(HtmlReport::new);
     let mut targets: Vec<(&'static str, PathBuf)> =
@@ -292,8 +325,16 @@ pub(crate) fn build_kept(
         Source::Scan { inputs, options } => Some(inputs.expand(&options.io)?),
         _ => None,
     };
+    let named = crate::Named::new(
+        files.iter().flatten().map(|i| i.url.as_str()),
+        &opts.sources_under,
+    )?;
     let checked = first_checked(source, files.as_deref());
     write::guard(&targets, opts.force, &checked)?;
+    let _lock = match cont.lock {
+        Some(l) => Some(l),
+        None => lock(&targets, progress)?,
+    };
     let g = gather_with_inputs(source, files.as_deref(), progress)?;
     // A path checked is not asked twice. A scanned input's URL (absolute, normalised) names the
     // file checked unless a `..` was dropped from its path (which a link could have redirected).
@@ -304,14 +345,15 @@ pub(crate) fn build_kept(
         let found = write::unknown(others.into_iter().filter(|p| !done.contains(bytes(p))));
         write::guard(&targets, opts.force, &found)?;
     }
-    // Kept before planning, which takes the chunk tables over; committed with the outputs.
+    require_reachable(&g.failures, opts.plan.allow_unreachable)?;
+    // Kept before planning, which takes the chunk tables over; renamed first of all outputs.
     let kept = match &opts.keep_layouts {
         Some(p) => {
-            let (staged, token) = crate::append::stage(p, &g.layouts, &g.failures)?;
+            let k = crate::kept::stage(p, &g.layouts, &g.failures, cont.parent)?;
             for o in &opts.outputs {
-                o.kept_layouts(read.map(|r| r.1), &token);
+                o.kept_layouts(cont.expect.as_deref(), &k.sha256);
             }
-            Some(staged)
+            Some(k.staged)
         }
         None => None,
     };
@@ -320,49 +362,89 @@ pub(crate) fn build_kept(
     }
     let (mut plan, spent) = plan_layouts(g.layouts, g.failures, &opts.plan)?;
     // The page shows the plan before patching; it is renamed into place with the other outputs.
-    let mut staged = match &html {
+    let page = match &html {
         Some(h) => h.stage(&plan)?,
         None => Vec::new(),
     };
-    let (mut patched_chunks, mut patched_bytes) = (0, 0);
-    if opts.plan.patch {
-        let io = source.io();
-        (patched_chunks, patched_bytes) =
-            vzplan_patch::apply(&mut plan, &|url| vzplan_io::open(url, io));
-        if patched_chunks > 0 {
-            progress.report(Progress::Patched {
-                chunks: patched_chunks,
-                bytes: patched_bytes,
-            });
-        }
-    }
+    let (patched_chunks, patched_bytes) = patch(&mut plan, opts, source, &named, progress);
     // A file of only attributes (and dimensions, which have no Zarr object) is still a group
     // worth writing; no arrays because some were left out is an error.
     if plan.arrays.is_empty() && (plan.incomplete() || plan.sources.is_empty()) {
-        write::commit(staged)?;
+        write::commit_now(page)?;
         return Err(Error::NothingBuilt {
             plan: Box::new(plan),
         });
     }
-    staged.extend(kept);
-    for o in &opts.outputs {
-        staged.extend(o.stage(&plan)?);
-    }
-    if let Some((path, token)) = read {
-        // Another append committed since this one read the kept layouts: its work would be lost.
-        if crate::append::token_of(path).ok().as_deref() != Some(token) {
-            return Err(Error::Stale {
-                layouts: path.display().to_string(),
-            });
-        }
-    }
-    write::commit(staged)?;
+    write_outputs(&plan, &opts.outputs, kept, page)?;
     Ok(BuildReport {
         plan,
         patched_chunks,
         patched_bytes,
         spent: Spent(spent),
     })
+}
+
+/// Locks the collection the run writes (its refs.json, else its kept layouts), waiting for
+/// another run that holds it; none when it writes neither (standard output, a store's own).
+pub(crate) fn lock(
+    targets: &[(&'static str, PathBuf)],
+    progress: &dyn ProgressSink,
+) -> Result<Option<crate::outputs::lock::Lock>, Error> {
+    let Some(target) = crate::outputs::lock::target(targets) else {
+        return Ok(None);
+    };
+    let waiting = |path: &Path| progress.report(Progress::Waiting { path });
+    Ok(Some(crate::outputs::lock::Lock::acquire(&target, waiting)?))
+}
+
+/// `--patch`: the chunks that cannot be referenced as stored, read from named sources only (a
+/// layout's URL never makes vzplan read a file or an endpoint), re-encoded inline.
+fn patch(
+    plan: &mut Plan,
+    opts: &BuildOptions,
+    source: &Source,
+    named: &crate::Named,
+    progress: &dyn ProgressSink,
+) -> (usize, u64) {
+    if !opts.plan.patch {
+        return (0, 0);
+    }
+    let io = source.io();
+    let (chunks, bytes) = vzplan_patch::apply(plan, &|url| {
+        named.check(url)?;
+        vzplan_io::open(url, io)
+    });
+    if chunks > 0 {
+        progress.report(Progress::Patched { chunks, bytes });
+    }
+    (chunks, bytes)
+}
+
+/// Puts every output in place, in the order that keeps the collection consistent
+/// ([`crate::outputs`]): the kept layouts, the files each output staged (refs.json, then its
+/// zarr.json), the HTML page; then the outputs with a commit of their own (Icechunk), whose
+/// failure puts the files back.
+fn write_outputs(
+    plan: &Plan,
+    outputs: &[Box<dyn Output>],
+    kept: Option<write::Staged>,
+    page: Vec<write::Staged>,
+) -> Result<(), Error> {
+    let mut staged: Vec<write::Staged> = kept.into_iter().collect();
+    for o in outputs {
+        staged.extend(o.stage(plan)?);
+    }
+    staged.extend(page);
+    crate::failpoint::before_commit();
+    let files = write::commit(staged)?;
+    for o in outputs {
+        if let Err(e) = o.commit(plan) {
+            files.rollback();
+            return Err(e);
+        }
+    }
+    files.finish();
+    Ok(())
 }
 
 /// What the first guard checks: a scan's expanded inputs with the identities their

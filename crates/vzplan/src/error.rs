@@ -1,6 +1,7 @@
 //! The facade's error type. Every message reads as the command line printed it before the facade
 //! existed (tests and scripts match on them).
 
+use vzplan_core::text::shown;
 use vzplan_plan::{Plan, ScanFailure};
 
 #[derive(Debug, thiserror::Error)]
@@ -13,6 +14,9 @@ pub enum Error {
     Input(#[from] crate::inputs::InputError),
     #[error(transparent)]
     Shard(#[from] crate::inputs::ShardError),
+    /// A `--sources-under` prefix that names no directory or bucket prefix.
+    #[error(transparent)]
+    Prefix(#[from] crate::named::PrefixError),
     #[error(transparent)]
     Io(#[from] vzplan_io::IoError),
     /// `fail_fast`: the first file that failed, and how many were not scanned.
@@ -21,6 +25,10 @@ pub enum Error {
     /// The caller set [`crate::ScanOptions::cancel`].
     #[error("cancelled")]
     Cancelled,
+    /// Sources whose store could not be reached after every retry (an outage, not bad files):
+    /// nothing is written, so an outage never replaces a good collection with a partial one.
+    #[error("{} source(s) could not be reached (the store failed after every retry): {}{}; nothing was written — run again once the store answers, or pass --allow-unreachable to build without them", sources.len(), names(&sources[..sources.len().min(3)]), if sources.len() > 3 { ", …" } else { "" })]
+    Unreachable { sources: Vec<String> },
     /// Every input failed to scan; each failure is carried for the caller to show.
     #[error("no input could be read")]
     NothingRead { failures: Vec<ScanFailure> },
@@ -58,9 +66,17 @@ pub enum Error {
     /// `append`: the collection's layouts were not kept.
     #[error("{layouts}: no kept layouts, so the collection cannot be appended to without scanning its files again; build it once with --keep-layouts (then append), or build all the files together")]
     NotAppendable { layouts: String },
-    /// `append`: the kept layouts changed while this append ran (another append); nothing written.
-    #[error("{layouts}: changed while this append ran (another append or build committed); nothing was written — append again")]
-    Stale { layouts: String },
+    /// `append` to an Icechunk repository: its branch's head was not committed with these kept
+    /// layouts (nor one append before them).
+    #[error("{layouts}: the repository's branch head is not the state whose layouts were kept here (another build or append committed since); nothing was committed — append with the layouts that commit kept, or rebuild with --keep-layouts")]
+    NotTheHead { layouts: String },
+    /// `append`: the kept layouts name objects under prefixes this command did not name; an
+    /// append asks the store whether they changed, so they must be named (`--sources-under`).
+    #[error("{layouts}: the kept layouts name objects under {} that this command did not name; an append checks with the store that kept objects are unchanged, so name them: --sources-under PREFIX for each", names(prefixes))]
+    KeptNotNamed {
+        layouts: String,
+        prefixes: Vec<String>,
+    },
     /// `append`/`keep_layouts` to an Icechunk repository on object storage: where to keep them?
     #[error("{repo}: give the kept layouts a local path (--keep-layouts=FILE) for a repository on object storage")]
     LayoutsPathNeeded { repo: String },
@@ -71,20 +87,44 @@ pub enum Error {
     #[error(transparent)]
     Output(#[from] crate::outputs::OutputError),
     /// `--var NAME` names no variable of any file.
-    #[error("--var {name}: no such variable; the files have: {}", available.join(", "))]
+    #[error(
+        "--var {}: no such variable; the files have: {}",
+        shown(name),
+        names(available)
+    )]
     UnknownVar {
         name: String,
         available: Vec<String>,
     },
     /// `--concat-dim NAME` names no dimension of any file.
-    #[error("--concat-dim {name}: no such dimension; the files have: {}", available.join(", "))]
+    #[error(
+        "--concat-dim {}: no such dimension; the files have: {}",
+        shown(name),
+        names(available)
+    )]
     UnknownDim {
         name: String,
         available: Vec<String>,
     },
 }
 
+/// Names from files, listed for a message (each [`shown`]).
+fn names(v: &[String]) -> String {
+    v.iter().map(|n| shown(n)).collect::<Vec<_>>().join(", ")
+}
+
+/// The exit code of a run whose standard output's reader went away (`-o - | head`): 128 +
+/// SIGPIPE, what a shell reports for a command killed by it.
+pub const BROKEN_PIPE: u8 = 141;
+
 impl Error {
+    /// Whether the run stopped because standard output's reader went away: nothing to report.
+    pub fn broken_pipe(&self) -> bool {
+        use crate::outputs::OutputError as O;
+        matches!(self, Error::Output(O::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
     /// The error as a JSON document (what `--json` prints when a run fails): `error` (the message,
     /// URLs redacted) and `exit_code`, plus the report there is: the plan's report for
     /// [`Error::NothingBuilt`], the failures for [`Error::NothingRead`].
@@ -121,13 +161,20 @@ impl Error {
     /// 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         use crate::outputs::OutputError as O;
+        if self.broken_pipe() {
+            return BROKEN_PIPE;
+        }
         match self {
             Error::NoInputs
             | Error::InputsAndLayouts
             | Error::Shard(_)
+            | Error::Prefix(_)
+            | Error::KeptNotNamed { .. }
             | Error::UnknownVar { .. }
             | Error::UnknownDim { .. }
-            | Error::Output(O::IsInput { .. } | O::NotOurs { .. } | O::Twice { .. }) => 2,
+            | Error::Output(
+                O::IsInput { .. } | O::NotOurs { .. } | O::Twice { .. } | O::NotAFile { .. },
+            ) => 2,
             _ => 1,
         }
     }

@@ -14,7 +14,7 @@ pub struct IcechunkOutput {
     pub branch: String,
     pub io: vzplan_io::IoOptions,
     committed: Mutex<Option<Committed>>,
-    /// The kept layouts of this run (their token) and, for an append, those it read.
+    /// The SHA-256 of this run's kept layouts and, for an append, the record the head must carry.
     kept: Mutex<Option<(Option<String>, String)>>,
 }
 
@@ -41,14 +41,23 @@ impl Output for IcechunkOutput {
         "Icechunk repository"
     }
 
-    fn kept_layouts(&self, read: Option<&str>, token: &str) {
+    fn kept_layouts(&self, expect: Option<&str>, record: &str) {
         if let Ok(mut k) = self.kept.lock() {
-            *k = Some((read.map(str::to_string), token.to_string()));
+            *k = Some((expect.map(str::to_string), record.to_string()));
         }
     }
 
-    fn write(&self, plan: &Plan) -> Result<(), Error> {
+    fn layouts_record(&self) -> Result<Option<Option<String>>, Error> {
         let opts = IcechunkOptions {
+            branch: self.branch.clone(),
+            io: self.io.clone(),
+            ..IcechunkOptions::default()
+        };
+        Ok(Some(vzplan_icechunk::layouts_record(&self.target, &opts)?))
+    }
+
+    fn commit(&self, plan: &Plan) -> Result<(), Error> {
+        let mut opts = IcechunkOptions {
             branch: self.branch.clone(),
             message: format!(
                 "vzplan build: {} array(s) from {} file(s)",
@@ -58,10 +67,9 @@ impl Output for IcechunkOutput {
             io: self.io.clone(),
             ..IcechunkOptions::default()
         };
-        let mut opts = opts;
-        if let Some((expect, token)) = self.kept.lock().ok().and_then(|k| k.clone()) {
-            opts.expect_token = expect;
-            opts.layouts_token = Some(token);
+        if let Some((expect, record)) = self.kept.lock().ok().and_then(|k| k.clone()) {
+            opts.expect_layouts = expect;
+            opts.layouts_record = Some(record);
         }
         let c = vzplan_icechunk::write(plan, &self.target, &opts)?;
         if let Ok(mut slot) = self.committed.lock() {

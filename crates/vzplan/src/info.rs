@@ -10,6 +10,7 @@ use crate::formats::FormatError;
 use crate::scan::{scan_one, ScanOptions};
 use serde::Serialize;
 use vzplan_core::layout::{EdgeStorage, Format};
+use vzplan_core::text::shown;
 use vzplan_core::DataRef;
 use vzplan_core::SourceLayout;
 use vzplan_io::RangeRead;
@@ -206,13 +207,20 @@ pub fn text(f: &FileInfo) -> String {
     let _ = writeln!(
         s,
         "{}  ({:?}, {version}, {} bytes)",
-        f.url, f.format, f.size
+        shown(&f.url),
+        f.format,
+        f.size
     );
     for v in &f.variables {
         var_text(&mut s, v);
     }
     for p in &f.problems {
-        let _ = writeln!(s, "  {}: cannot be referenced: {}", p.path, p.reason);
+        let _ = writeln!(
+            s,
+            "  {}: cannot be referenced: {}",
+            shown(&p.path),
+            shown(&p.reason)
+        );
     }
     s
 }
@@ -229,10 +237,10 @@ fn var_text(s: &mut String, v: &VarInfo) {
             } else {
                 ""
             };
-            format!("{d}={n}{u}")
+            format!("{}={n}{u}", shown(d))
         })
         .collect();
-    let _ = writeln!(s, "  {} {}({})", v.dtype, v.path, dims.join(", "));
+    let _ = writeln!(s, "  {} {}({})", v.dtype, shown(&v.path), dims.join(", "));
     let _ = writeln!(
         s,
         "    chunks {:?}  edges {}  codecs [{}]",
@@ -261,7 +269,7 @@ fn var_text(s: &mut String, v: &VarInfo) {
         let _ = writeln!(
             s,
             "    last chunk padded along {}",
-            v.padded_axes.join(", ")
+            shown(&v.padded_axes.join(", "))
         );
     }
 }

@@ -90,11 +90,16 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
                 if listed.is_empty() {
                     return Err(InputError::NoMatch(p.clone()));
                 }
+                // A key the store lists is named by the store, not by the user: one that is not
+                // a normalised URL (a `..` segment, a control character) is left out by name.
                 out.extend(listed.into_iter().map(|l| Input {
+                    rejected: vzplan_io::check_source_url(&l.url).err().map(|e| match e {
+                        vzplan_io::IoError::Url { reason, .. } => reason,
+                        e => e.to_string(),
+                    }),
                     name: l.url.clone(),
                     url: l.url,
                     meta: Some(l.meta),
-                    rejected: None,
                     id: None,
                 }));
             } else {

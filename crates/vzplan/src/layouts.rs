@@ -12,8 +12,17 @@ use vzplan_plan::ScanFailure;
 pub fn line(s: &Scanned) -> Result<String, Error> {
     Ok(match &s.result {
         Ok(l) => serde_json::to_string(l)?,
-        Err(e) => serde_json::json!({"url": s.url, "error": e.to_string()}).to_string(),
+        Err(e) => failure_line(&s.url, &e.to_string(), s.unreachable()),
     })
+}
+
+/// A failed file's line: `{"url", "error"}`, and `"unreachable": true` for an outage.
+pub(crate) fn failure_line(url: &str, error: &str, unreachable: bool) -> String {
+    let mut v = serde_json::json!({"url": url, "error": error});
+    if unreachable {
+        v["unreachable"] = true.into();
+    }
+    v.to_string()
 }
 
 /// Writes every file's line to `dest` (a local path, written atomically, or an object URL).
@@ -52,6 +61,9 @@ struct FailedLine<'a> {
     url: std::borrow::Cow<'a, str>,
     #[serde(borrow)]
     error: std::borrow::Cow<'a, str>,
+    /// The source's store could not be reached (written only when true).
+    #[serde(default)]
+    unreachable: bool,
 }
 
 /// Whether a line can be a [`FailedLine`]: only if it holds the key `"error"`, written plainly or
@@ -93,6 +105,7 @@ pub fn read(
             let bad = |why: String| ScanFailure {
                 url: format!("{name}:{n}"),
                 error: format!("{name}:{n}: {why}"),
+                ..Default::default()
             };
             let Some(line) = line else {
                 failed.push(bad(format!(
@@ -107,6 +120,7 @@ pub fn read(
             match take(line) {
                 Ok(Line::Layout(l)) => ok.push(*l),
                 Ok(Line::Failed(failure)) => failed.push(failure),
+                Ok(Line::Header) => {}
                 Err(why) => failed.push(bad(why.to_string())),
             }
         }
@@ -117,20 +131,45 @@ pub fn read(
 /// What one line of a layout file holds.
 pub(crate) enum Line {
     Layout(Box<SourceLayout>),
-    /// A file that failed when it was scanned, or whose URL is refused now.
+    /// A file that failed when it was scanned.
     Failed(ScanFailure),
+    /// A kept layouts file's header ([`crate::kept`]): no file.
+    Header,
 }
 
-/// One line: a layout, or a recorded failure; Err: why the line is not a layout (kept typed
-/// until it becomes the failure that names the line).
-pub(crate) fn take(line: &[u8]) -> Result<Line, serde_json::Error> {
+/// Why a line is not a layout: kept typed until it becomes the failure that names the line.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BadLine {
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// Its URL fails the check every source URL passes ([`vzplan_io::check_source_url`]).
+    #[error(transparent)]
+    Url(#[from] vzplan_io::IoError),
+    /// A field with a value no scan writes.
+    #[error("{field} {value:?} is not {what}")]
+    Field {
+        field: &'static str,
+        value: String,
+        what: &'static str,
+    },
+}
+
+/// One line: a layout, or a recorded failure; Err: why the line is not a layout. Layout lines are
+/// untrusted (written by workers elsewhere, kept beside outputs anyone may edit): the URL passes
+/// the one source-URL check and the file's identity fields are what a scan records.
+pub(crate) fn take(line: &[u8]) -> Result<Line, BadLine> {
+    if line.starts_with(crate::kept::HEADER) {
+        return Ok(Line::Header);
+    }
     if let Some(f) = may_be_failure(line)
         .then(|| serde_json::from_slice::<FailedLine>(line).ok())
         .flatten()
     {
+        vzplan_io::check_source_url(&f.url)?;
         return Ok(Line::Failed(ScanFailure {
             url: vzplan_io::redact(&f.url),
             error: vzplan_io::redact_text(&f.error),
+            unreachable: f.unreachable,
         }));
     }
     // Checked as UTF-8 once, the line skips serde_json's check of each string; a line that is
@@ -140,14 +179,20 @@ pub(crate) fn take(line: &[u8]) -> Result<Line, serde_json::Error> {
         Err(_) => serde_json::from_slice(line),
     };
     let l: SourceLayout = parsed?;
-    // The same check as for URLs given on the command line: no credentials, no signed URLs.
-    if vzplan_io::is_url(&l.url) {
-        if let Err(e) = vzplan_io::canonical_url(&l.url) {
-            return Ok(Line::Failed(ScanFailure {
-                url: vzplan_io::redact(&l.url),
-                error: e.to_string(),
-            }));
-        }
+    vzplan_io::check_source_url(&l.url)?;
+    if let Some(t) = l.mtime.as_deref().filter(|t| !vzplan_io::valid_mtime(t)) {
+        return Err(BadLine::Field {
+            field: "mtime",
+            value: t.chars().take(64).collect(),
+            what: "an RFC 3339 time in UTC",
+        });
+    }
+    if let Some(e) = l.etag.as_deref().filter(|e| !vzplan_io::valid_etag(e)) {
+        return Err(BadLine::Field {
+            field: "etag",
+            value: e.chars().take(64).collect(),
+            what: "an entity tag (printable ASCII, at most 1 KiB)",
+        });
     }
     Ok(Line::Layout(Box::new(l)))
 }
@@ -214,12 +259,13 @@ mod tests {
             match self {
                 Line::Layout(l) => *l,
                 Line::Failed(f) => panic!("a failure: {}", f.error),
+                Line::Header => panic!("a header"),
             }
         }
         fn failure(self) -> Option<ScanFailure> {
             match self {
-                Line::Layout(_) => None,
                 Line::Failed(f) => Some(f),
+                _ => None,
             }
         }
     }
@@ -272,11 +318,45 @@ mod tests {
             err.as_deref().is_some_and(|e| e.contains("rank 2")),
             "{err:?}"
         );
-        // Secrets in a failure line's URL are redacted.
-        let f = take(br#"{"url":"s3://b/k?X-Amz-Signature=abc","error":"e"}"#)
-            .unwrap()
-            .failure()
-            .unwrap();
-        assert!(!f.url.contains("abc"));
+        // A failure line's URL passes the same check; its secret is not repeated.
+        let e = take(br#"{"url":"s3://b/k?X-Amz-Signature=abc","error":"e"}"#)
+            .err()
+            .map(|e| e.to_string());
+        assert!(e.as_deref().is_some_and(|e| !e.contains("abc")), "{e:?}");
+    }
+
+    /// Every URL of a layout line passes the source-URL check, and the identity fields are what
+    /// a scan records: a line that fails is a bad line (named by file and line by the caller).
+    #[test]
+    fn layout_urls_and_identity_fields_are_checked() {
+        let with = |from: &str, to: &str| LAYOUT.replacen(from, to, 1);
+        for (line, why) in [
+            (with("file:///d/a.nc", "../../../../etc/passwd"), "absolute"),
+            (with("file:///d/a.nc", "file:///work/../etc/passwd"), "'..'"),
+            (with("file:///d/a.nc", "javascript:alert(1)"), "absolute"),
+            (with("file:///d/a.nc", "data:text/plain,x"), "absolute"),
+            (with("file:///d/a.nc", "s3a://b/a.nc"), "canonical"),
+            (
+                with(r#""size":9,"#, r#""size":9,"mtime":"yesterday","#),
+                "mtime",
+            ),
+            (
+                with(r#""size":9,"#, r#""size":9,"etag":"\u001b]0;x\u0007","#),
+                "etag",
+            ),
+        ] {
+            let e = take(line.as_bytes()).err().map(|e| e.to_string());
+            assert!(
+                e.as_deref().is_some_and(|e| e.contains(why)),
+                "{line}: {e:?}"
+            );
+        }
+        let stamped = with(
+            r#""size":9,"#,
+            r#""size":9,"mtime":"2026-12-03T15:52:08.280181428Z","etag":"\"ab\"","#,
+        );
+        assert!(matches!(take(stamped.as_bytes()), Ok(Line::Layout(_))));
+        let failed = r#"{"url":"file:///etc/../passwd","error":"e"}"#;
+        assert!(take(failed.as_bytes()).is_err());
     }
 }

@@ -15,15 +15,19 @@
 pub mod append;
 pub mod build;
 mod error;
+mod failpoint;
 pub mod formats;
 pub mod icechunk;
 pub mod info;
 pub mod inputs;
+mod kept;
 pub mod layouts;
 pub mod memory;
+pub mod named;
 pub mod outputs;
 mod progress;
 pub mod scan;
+mod together;
 pub mod verify;
 
 pub use append::{append, default_layouts, default_layouts_for_repo};
@@ -33,6 +37,7 @@ pub use formats::{FormatError, FormatReader, ReadOptions, FORMATS};
 pub use icechunk::IcechunkOutput;
 pub use info::{info, FileInfo, InfoError};
 pub use inputs::{Input, InputError, Inputs, Shard, ShardError};
+pub use named::{Named, PrefixError};
 pub use outputs::{HtmlReport, Output, RefsOutput};
 pub use progress::{NoProgress, Progress, ProgressSink};
 pub use scan::{scan, FileError, ScanOptions, Scanned};
@@ -40,7 +45,7 @@ pub use verify::{verify, VerifyReport};
 
 // The types callers need to configure a run and read its result, so that they depend on this
 // crate only.
-pub use vzplan_core::SourceLayout;
+pub use vzplan_core::{text, SourceLayout};
 pub use vzplan_io::{
     redact, redact_text, CacheConfig, IoError, IoOptions, ObjectMeta, RangeRead, Stats,
 };

@@ -20,9 +20,11 @@ pub fn source_from_lines<'a>(lines: impl IntoIterator<Item = &'a str>, io: IoOpt
         match layouts::take(line.as_bytes()) {
             Ok(layouts::Line::Layout(l)) => ok.push(*l),
             Ok(layouts::Line::Failed(f)) => failed.push(f),
+            Ok(layouts::Line::Header) => {}
             Err(why) => failed.push(ScanFailure {
                 url: format!("<layouts>:{}", n + 1),
                 error: format!("<layouts>:{}: {why}", n + 1),
+                ..Default::default()
             }),
         }
     }

@@ -13,6 +13,8 @@ pub enum Progress<'a> {
     ScanFinished(&'a [Scanned]),
     /// `--patch` re-encoded this many chunks, written inline in this many bytes.
     Patched { chunks: usize, bytes: u64 },
+    /// Another run holds the lock of the collection at this path; this one waits for it.
+    Waiting { path: &'a std::path::Path },
 }
 
 /// Receives [`Progress`] reports; any `Fn(Progress) + Sync` closure is one.

@@ -63,9 +63,16 @@ pub enum FileError {
     /// Not scanned: an earlier file failed under `fail_fast`.
     #[error("{0}: not scanned: an earlier file failed (--fail-fast)")]
     NotScanned(String),
+    /// Not scanned: the same file as an earlier input (a link to it); planned once.
+    #[error("{url}: the same file as {first}")]
+    Same { url: String, first: String },
     /// Not a regular file (left out without being opened).
     #[error("{url}: {reason}")]
     NotRegular { url: String, reason: String },
+    /// Read, but some of its requests failed after every retry as an outage fails: what the
+    /// reader made of the rest would be incomplete.
+    #[error("{url}: unreachable: {requests} request(s) failed after every retry")]
+    Unreachable { url: String, requests: u64 },
 }
 
 /// One scanned file.
@@ -82,7 +89,26 @@ pub struct Scanned {
 impl Scanned {
     /// Not scanned because an earlier file failed under `fail_fast`.
     pub fn skipped(&self) -> bool {
-        matches!(self.result, Err(FileError::NotScanned(_)))
+        matches!(
+            self.result,
+            Err(FileError::NotScanned(_) | FileError::Same { .. })
+        )
+    }
+
+    /// Failed because its store could not be reached (an outage), not because it is bad.
+    pub fn unreachable(&self) -> bool {
+        match &self.result {
+            Err(e) => self.stats.unreachable > 0 || unreachable(e),
+            Ok(_) => false,
+        }
+    }
+}
+
+fn unreachable(e: &FileError) -> bool {
+    match e {
+        FileError::Unreachable { .. } => true,
+        FileError::Open(e) | FileError::Read(FormatError::Io(e)) => e.is_unreachable(),
+        _ => false,
     }
 }
 
@@ -109,8 +135,16 @@ fn scan_input(input: &Input, opts: &ScanOptions) -> Scanned {
     let (result, stats) = match vzplan_io::open_with_meta(&input.name, input.meta.clone(), &opts.io)
     {
         Ok(r) => {
-            let result = scan_one(r.as_ref(), opts).map_err(FileError::from);
-            (result, r.stats())
+            let scanned = scan_one(r.as_ref(), opts);
+            let stats = r.stats();
+            let result = match scanned {
+                Ok(_) if stats.unreachable > 0 => Err(FileError::Unreachable {
+                    url: input.url.clone(),
+                    requests: stats.unreachable,
+                }),
+                result => result.map_err(FileError::from),
+            };
+            (result, stats)
         }
         Err(e) => (Err(e.into()), Stats::default()),
     };
@@ -151,11 +185,23 @@ pub fn scan_all(inputs: &[Input], opts: &ScanOptions, progress: &dyn ProgressSin
         files: inputs.len(),
     });
     let stop = AtomicBool::new(false);
+    let same = same_files(inputs);
     let run = || {
         inputs
             .par_iter()
-            .map(|input| {
-                let scanned = if stop.load(Ordering::Relaxed) || opts.cancelled() {
+            .zip(&same)
+            .map(|(input, same)| {
+                let scanned = if let Some(first) = same {
+                    Scanned {
+                        input: input.name.clone(),
+                        url: first.url.clone(),
+                        result: Err(FileError::Same {
+                            url: input.url.clone(),
+                            first: first.url.clone(),
+                        }),
+                        stats: Stats::default(),
+                    }
+                } else if stop.load(Ordering::Relaxed) || opts.cancelled() {
                     Scanned {
                         input: input.name.clone(),
                         url: input.url.clone(),
@@ -198,6 +244,21 @@ pub fn scan_all(inputs: &[Input], opts: &ScanOptions, progress: &dyn ProgressSin
     out
 }
 
+/// For each input, the earlier input that is the same file (a link to it, or a hard link: one
+/// device and inode), if there is one. Such an input is not scanned: it is the earlier one again,
+/// under its URL, and planned once ("given N times").
+fn same_files(inputs: &[Input]) -> Vec<Option<&Input>> {
+    let mut first: std::collections::HashMap<vzplan_io::FileId, &Input> = Default::default();
+    inputs
+        .iter()
+        .map(|i| {
+            let id = i.id?;
+            let f = *first.entry(id).or_insert(i);
+            (!std::ptr::eq(f, i) && f.url != i.url).then_some(f)
+        })
+        .collect()
+}
+
 /// Under `fail_fast`, the first file that failed (in input order), as an error.
 pub fn first_failure(scanned: &[Scanned], opts: &ScanOptions) -> Result<(), crate::Error> {
     if !opts.fail_fast {
@@ -205,11 +266,26 @@ pub fn first_failure(scanned: &[Scanned], opts: &ScanOptions) -> Result<(), crat
     }
     match scanned.iter().find(|s| !s.skipped() && s.result.is_err()) {
         Some(Scanned { result: Err(e), .. }) => Err(crate::Error::FailFast {
-            first: e.to_string(),
+            first: vzplan_core::text::shown(&e.to_string()).into_owned(),
             skipped: scanned.iter().filter(|s| s.skipped()).count(),
         }),
         _ => Ok(()),
     }
+}
+
+/// Fails when a file's store could not be reached, unless `allow`: what `vzplan scan` writes
+/// must not pass an outage off as the files' layouts.
+pub fn require_reachable(scanned: &[Scanned], allow: bool) -> Result<(), crate::Error> {
+    let failures: Vec<ScanFailure> = scanned
+        .iter()
+        .filter(|s| s.unreachable())
+        .map(|s| ScanFailure {
+            url: s.url.clone(),
+            error: String::new(),
+            unreachable: true,
+        })
+        .collect();
+    crate::build::require_reachable(&failures, allow)
 }
 
 /// Splits scan results into layouts and failures.
@@ -221,6 +297,7 @@ pub fn split(scanned: Vec<Scanned>) -> (Vec<SourceLayout>, Vec<ScanFailure>) {
         match s.result {
             Ok(l) => ok.push(l),
             Err(e) => failed.push(ScanFailure {
+                unreachable: s.stats.unreachable > 0 || unreachable(&e),
                 url: s.url,
                 error: e.to_string(),
             }),

@@ -11,17 +11,27 @@ use vzplan_plan::SourceRef;
 pub struct VerifyReport {
     pub sources: usize,
     pub changed: Vec<String>,
+    /// Sources not checked, with why: a URL no scan writes, or a loopback, link-local or cloud
+    /// metadata host that only the refs name (refs.json is a file like any other).
+    pub refused: Vec<String>,
+    /// Files of the collection that do not belong with refs.json (an interrupted run).
+    pub apart: Vec<String>,
 }
 
 impl VerifyReport {
     pub fn ok(&self) -> bool {
-        self.changed.is_empty()
+        self.changed.is_empty() && self.refused.is_empty() && self.apart.is_empty()
     }
 }
 
 /// Compares each source recorded in `refs` (a refs.json written by `build`) with the file or
 /// object as it is now.
-pub fn verify(refs: &Path, io: &IoOptions) -> Result<VerifyReport, Error> {
+pub fn verify(
+    refs: &Path,
+    io: &IoOptions,
+    sources_under: &[String],
+) -> Result<VerifyReport, Error> {
+    let named = crate::Named::new([], sources_under)?;
     let bad = |message: String| Error::Refs {
         path: refs.display().to_string(),
         message,
@@ -35,15 +45,63 @@ pub fn verify(refs: &Path, io: &IoOptions) -> Result<VerifyReport, Error> {
     let sources: Vec<SourceRef> =
         serde_json::from_value(root["attributes"]["vzplan"]["sources"].clone())
             .map_err(|e| bad(format!("no vzplan provenance: {e}")))?;
-    let changed = sources.iter().filter_map(|s| drift(s, io)).collect();
+    let (mut changed, mut refused) = (Vec::new(), Vec::new());
+    for s in &sources {
+        match refusal(&s.url, &named) {
+            Some(why) => refused.push(why),
+            None => changed.extend(drift(s, io).map(|d| d.message)),
+        }
+    }
+    let urls = sources.iter().map(|s| s.url.clone()).collect();
+    let apart = crate::together::check(refs, &v, &urls);
     Ok(VerifyReport {
         sources: sources.len(),
         changed,
+        refused,
+        apart,
     })
 }
 
+/// Why a source the refs name is not asked about, if it is not.
+fn refusal(url: &str, named: &crate::Named) -> Option<String> {
+    if let Err(e) = vzplan_io::check_source_url(url) {
+        return Some(format!("not checked: {e}"));
+    }
+    let host = vzplan_io::special_host(url).filter(|_| !named.allows(url))?;
+    Some(format!(
+        "{}: not checked: {host} that only the refs name (pass --sources-under {} to check it)",
+        vzplan_io::redact(url),
+        vzplan_io::redact(&crate::named::parent(url))
+    ))
+}
+
+/// How a source differs from its record, or why it could not be looked at.
+pub(crate) struct Drift {
+    pub message: String,
+    /// Its store could not be reached: nothing is known about the source itself.
+    pub unreachable: bool,
+}
+
+impl From<String> for Drift {
+    fn from(message: String) -> Self {
+        Drift {
+            message,
+            unreachable: false,
+        }
+    }
+}
+
+impl From<&vzplan_io::IoError> for Drift {
+    fn from(e: &vzplan_io::IoError) -> Self {
+        Drift {
+            message: e.to_string(),
+            unreachable: e.is_unreachable(),
+        }
+    }
+}
+
 /// How one source differs from its record, if it does.
-pub(crate) fn drift(s: &SourceRef, io: &IoOptions) -> Option<String> {
+pub(crate) fn drift(s: &SourceRef, io: &IoOptions) -> Option<Drift> {
     let path = s.url.strip_prefix("file://").unwrap_or(&s.url);
     let now: Result<ObjectMeta, _> = if vzplan_io::is_url(&s.url) {
         vzplan_io::remote::head(&s.url, io)
@@ -52,8 +110,8 @@ pub(crate) fn drift(s: &SourceRef, io: &IoOptions) -> Option<String> {
         vzplan_io::LocalFile::open(path).map(|f| f.meta().clone())
     };
     match now {
-        Err(e) => Some(e.to_string()),
-        Ok(m) => compare(s, &m),
+        Err(e) => Some(Drift::from(&e)),
+        Ok(m) => compare(s, &m).map(Drift::from),
     }
 }
 

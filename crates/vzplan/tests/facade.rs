@@ -26,6 +26,7 @@ fn build_a_collection_into_a_directory() {
         outputs: vec![Box::new(RefsOutput::new(&refs))],
         force: false,
         keep_layouts: None,
+        ..Default::default()
     };
     let report = vzplan::build(&scan_source("yearly/*.nc"), &opts, &vzplan::NoProgress).unwrap();
     // Complete: the CLI's exit code 0.
@@ -62,6 +63,7 @@ fn left_out_arrays_make_the_plan_incomplete_and_no_array_writes_nothing() {
         outputs: vec![Box::new(RefsOutput::new(&refs))],
         force: false,
         keep_layouts: None,
+        ..Default::default()
     };
     let report = vzplan::build(&scan_source("padded/*.nc"), &opts, &vzplan::NoProgress).unwrap();
     // The CLI's exit code 3: built, with `tas` left out.
@@ -84,6 +86,7 @@ fn left_out_arrays_make_the_plan_incomplete_and_no_array_writes_nothing() {
         outputs: vec![Box::new(RefsOutput::new(&refs))],
         force: false,
         keep_layouts: None,
+        ..Default::default()
     };
     match vzplan::build(&source, &opts, &vzplan::NoProgress) {
         Err(e @ Error::NothingBuilt { .. }) => {
@@ -113,6 +116,7 @@ fn plan_reports_progress_once_per_file() {
             finished.fetch_add(1, Ordering::SeqCst);
         }
         Progress::Patched { .. } => panic!("nothing to patch"),
+        Progress::Waiting { .. } => panic!("nobody else writes here"),
     };
     let plan = vzplan::plan(
         &scan_source("monthly/*.nc"),

@@ -23,6 +23,7 @@ fn bytes_in_memory_equal_the_written_files() {
         outputs: vec![Box::new(RefsOutput::new(&refs))],
         force: false,
         keep_layouts: None,
+        ..Default::default()
     };
     let source = Source::Scan {
         inputs: inputs("padded/*.nc"),

@@ -100,6 +100,7 @@ fn the_same_file_twice_is_used_once() {
     let fail = ScanFailure {
         url: "file:///d/gone.nc".into(),
         error: "not found".into(),
+        ..Default::default()
     };
     let p = plan(twice, &[fail.clone(), fail], &Options::default());
     assert!(

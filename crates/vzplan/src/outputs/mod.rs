@@ -2,6 +2,8 @@
 //! is one more implementation. Files are written by [`write`]: checked first, staged beside their
 //! target, and renamed into place only when every output of the run is written.
 
+mod commit;
+pub mod lock;
 pub mod write;
 
 use crate::Error;
@@ -11,25 +13,38 @@ use vzplan_plan::Plan;
 pub use vzplan_emit::zarr_json_path;
 pub use write::{OutputError, Staged};
 
-/// Writes a plan somewhere.
+/// Writes a plan somewhere. A build stages every output's files, renames them into place in
+/// order (see [`write::commit`]), then runs the outputs' own commits ([`Output::commit`]); a
+/// failed commit puts the files back.
 pub trait Output {
     /// What is written, for messages ("refs.json", "HTML report").
     fn kind(&self) -> &'static str;
-    fn write(&self, plan: &Plan) -> Result<(), Error>;
+    /// Writes the plan on its own (staged and committed at once).
+    fn write(&self, plan: &Plan) -> Result<(), Error> {
+        write::commit_now(self.stage(plan)?)?;
+        self.commit(plan)
+    }
     /// The local files this output writes, each with what it is: checked before the run writes
     /// anything (not over an input, not over a file that is not a vzplan output).
     fn targets(&self) -> Vec<(&'static str, PathBuf)> {
         Vec::new()
     }
-    /// Writes everything but the final renames, which [`write::commit`] does once every output
-    /// is staged. By default the output is written at once (a store with its own commit).
-    fn stage(&self, plan: &Plan) -> Result<Vec<Staged>, Error> {
-        self.write(plan)?;
+    /// Writes the output's files beside their targets, for [`write::commit`] to rename.
+    fn stage(&self, _plan: &Plan) -> Result<Vec<Staged>, Error> {
         Ok(Vec::new())
     }
-    /// The run keeps its layouts with token `token`; an append read those with token `read`.
-    /// An output with its own commit (Icechunk) records the one and checks the other.
-    fn kept_layouts(&self, _read: Option<&str>, _token: &str) {}
+    /// A store's own commit (Icechunk), once the files are in place.
+    fn commit(&self, _plan: &Plan) -> Result<(), Error> {
+        Ok(())
+    }
+    /// The head's record of kept layouts, for an output with its own history: `Some(None)` when
+    /// the head records none, `None` for an output that keeps no record (files).
+    fn layouts_record(&self) -> Result<Option<Option<String>>, Error> {
+        Ok(None)
+    }
+    /// The run keeps layouts whose SHA-256 is `record`; for an append, the head must still
+    /// carry `expect` when the commit lands. An output with its own commit records both.
+    fn kept_layouts(&self, _expect: Option<&str>, _record: &str) {}
 }
 
 /// An output shared with the caller (to read what it did afterwards, as with
@@ -47,8 +62,14 @@ impl<T: Output + ?Sized> Output for std::sync::Arc<T> {
     fn stage(&self, plan: &Plan) -> Result<Vec<Staged>, Error> {
         (**self).stage(plan)
     }
-    fn kept_layouts(&self, read: Option<&str>, token: &str) {
-        (**self).kept_layouts(read, token)
+    fn commit(&self, plan: &Plan) -> Result<(), Error> {
+        (**self).commit(plan)
+    }
+    fn layouts_record(&self) -> Result<Option<Option<String>>, Error> {
+        (**self).layouts_record()
+    }
+    fn kept_layouts(&self, expect: Option<&str>, record: &str) {
+        (**self).kept_layouts(expect, record)
     }
 }
 
@@ -80,10 +101,6 @@ impl RefsOutput {
 impl Output for RefsOutput {
     fn kind(&self) -> &'static str {
         "refs.json"
-    }
-
-    fn write(&self, plan: &Plan) -> Result<(), Error> {
-        write::commit(self.stage(plan)?)
     }
 
     fn targets(&self) -> Vec<(&'static str, PathBuf)> {
@@ -126,7 +143,7 @@ fn stage_zarr_json(plan: &Plan, path: &Path) -> Result<Staged, Error> {
 
 /// The consolidated `zarr.json` document alone.
 pub fn write_zarr_json(plan: &Plan, path: &Path) -> Result<(), Error> {
-    write::commit(vec![stage_zarr_json(plan, path)?])
+    write::commit_now(vec![stage_zarr_json(plan, path)?])
 }
 
 /// The plan as one self-contained HTML page (a report, written even when nothing is built).
@@ -149,10 +166,6 @@ impl HtmlReport {
 impl Output for HtmlReport {
     fn kind(&self) -> &'static str {
         "HTML report"
-    }
-
-    fn write(&self, plan: &Plan) -> Result<(), Error> {
-        write::commit(self.stage(plan)?)
     }
 
     fn targets(&self) -> Vec<(&'static str, PathBuf)> {

@@ -10,6 +10,8 @@
 //!   of the run is written ([`commit`]); a temp file left by a killed run (its PID gone) is removed
 //!   by the next run writing beside it.
 
+use super::commit::names;
+pub use super::commit::{commit, commit_now, Commit, Staged};
 use crate::Error;
 use std::collections::HashSet;
 use std::io::{self, Write};
@@ -35,13 +37,17 @@ pub enum OutputError {
     },
     #[error("{path}: is a directory")]
     Directory { path: String },
+    #[error(
+        "{path}: ends with '/', so it names a directory, not an output file; give a file name"
+    )]
+    NotAFile { path: String },
     #[error("{path}: {source}")]
     Io { path: String, source: io::Error },
 }
 
 /// Where bytes for a path end up.
 #[derive(Debug, PartialEq, Eq)]
-enum Dest {
+pub(crate) enum Dest {
     Stdout,
     /// Not a regular file (a device, a FIFO): written directly.
     Direct(PathBuf),
@@ -75,9 +81,15 @@ fn follow_links(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other("too many levels of symbolic links"))
 }
 
-fn dest(path: &Path) -> Result<Dest, OutputError> {
+pub(crate) fn dest(path: &Path) -> Result<Dest, OutputError> {
     if path.as_os_str() == "-" {
         return Ok(Dest::Stdout);
+    }
+    // `-o newdir/` names a directory, never a file called `newdir`.
+    if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        return Err(OutputError::NotAFile {
+            path: path.display().to_string(),
+        });
     }
     // The kernel follows the links of what exists (also /proc's magic links behind /dev/stdout,
     // whose text is no path); a link to a file not created yet is followed by hand.
@@ -110,12 +122,13 @@ fn absolute(p: &Path) -> PathBuf {
 
 /// Whether these first bytes are those of a file vzplan writes.
 fn is_vzplan_output(head: &[u8]) -> bool {
-    const PREFIXES: [&[u8]; 5] = [
+    const PREFIXES: [&[u8]; 6] = [
         b"{\"version\":1,\"templates\":{",
         b"{\n  \"zarr_format\": 3,\n  \"node_type\": \"group\",",
         b"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>",
         b"{\"url\":\"",
         b"{\"error\":\"",
+        crate::kept::HEADER,
     ];
     head.is_empty() || PREFIXES.iter().any(|p| head.starts_with(p))
 }
@@ -204,42 +217,6 @@ pub fn local_path(url: &str) -> Option<PathBuf> {
     Some(PathBuf::from(url.strip_prefix("file://").unwrap_or(url)))
 }
 
-/// An output written but not yet in place: its temp file is renamed by [`commit`] and removed if
-/// dropped uncommitted.
-#[derive(Debug)]
-pub struct Staged {
-    tmp: Option<PathBuf>,
-    target: PathBuf,
-}
-
-impl Staged {
-    /// Where the bytes are now: the temp file until [`commit`], else the target.
-    pub fn path(&self) -> &Path {
-        self.tmp.as_deref().unwrap_or(&self.target)
-    }
-}
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        if let Some(t) = self.tmp.take() {
-            let _ = std::fs::remove_file(t);
-        }
-    }
-}
-
-/// Renames every staged output into place (after all were written).
-pub fn commit(staged: Vec<Staged>) -> Result<(), Error> {
-    for mut s in staged {
-        if let Some(tmp) = s.tmp.take() {
-            if let Err(e) = std::fs::rename(&tmp, &s.target) {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(io_err(&s.target)(e).into());
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Writes `path`'s bytes: to a temp file beside a regular file's target (returned staged), or
 /// directly to standard output or a device/FIFO (nothing left to commit).
 pub fn stage(
@@ -267,8 +244,8 @@ pub fn stage(
             })
         }
         Dest::Replace(target) => {
-            remove_stale(&target);
-            let tmp = temp_name(&target);
+            names::remove_stale(&target);
+            let tmp = names::unique(&target, names::TMP);
             let file = std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -306,59 +283,8 @@ pub fn write_now(
     path: &Path,
     f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), Error> {
-    commit(vec![stage(path, f)?])
+    commit_now(vec![stage(path, f)?])
 }
-
-const TMP_MARK: &str = ".vzplan-tmp-";
-
-fn tmp_prefix(target: &Path) -> (PathBuf, String) {
-    let dir = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    (dir, format!(".{name}{TMP_MARK}"))
-}
-
-fn temp_name(target: &Path) -> PathBuf {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNT: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos() as u64);
-    let rand = nanos ^ (COUNT.fetch_add(1, Ordering::Relaxed) << 32);
-    let (dir, prefix) = tmp_prefix(target);
-    dir.join(format!("{prefix}{}-{rand:x}", std::process::id()))
-}
-
-/// Removes temp files of this target left by runs that are gone (killed before they could clean
-/// up). A process is alive while /proc/PID exists; without /proc nothing is removed.
-fn remove_stale(target: &Path) {
-    if !Path::new("/proc/self").exists() {
-        return;
-    }
-    let (dir, prefix) = tmp_prefix(target);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name
-            .strip_prefix(&prefix)
-            .and_then(|r| r.split_once('-'))
-            .and_then(|(p, _)| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,7 +69,7 @@ fn padded_chunks_are_reported_with_a_fix_and_exit_3() {
     args.extend(fs.iter().map(|s| s.as_str()));
     let (code, stdout, _) = vzplan(&args);
     assert_eq!(code, 3);
-    // The two files say the same: one group, with one loop (tests/cli_summary.rs).
+    // The two files say the same: one group, with one loop (cli_summary.rs).
     assert!(
         stdout.contains("  [error] 2 files: tas: last chunk along time holds 10 of 30 rows"),
         "{stdout}"
