@@ -75,7 +75,12 @@ def check(vzplan, base, rel_files, tmp, name):
             errs.append(f"{a['path']}: {d}")
     if compared == 0:
         errs.append("no array compared")
+    # The sources sit on a loopback host that only the refs name: verify asks them only when
+    # the command names their prefix.
     v = run(vzplan, "verify", str(out), "--json")
+    if v.returncode != 1 or not json.loads(v.stdout)["refused"]:
+        errs.append(f"verify of a loopback host not named: exit {v.returncode} {v.stdout} {v.stderr}")
+    v = run(vzplan, "verify", str(out), "--json", "--sources-under", base + "/")
     if v.returncode != 0 or not json.loads(v.stdout)["ok"]:
         errs.append(f"verify: exit {v.returncode} {v.stdout} {v.stderr}")
     return errs

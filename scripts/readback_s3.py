@@ -151,6 +151,69 @@ def write_many_chunks(path, n=10_000):
         v[:] = (np.arange(n * 1024) % 1000).reshape(n, 32, 32).astype("f4")
 
 
+def outage(vzplan, endpoint, tmp):
+    """Section 4 of main."""
+    errs = []
+    out = tmp / "outage.json"
+    src = "s3://collections/daily20/*.nc"
+    run(vzplan, "build", src, "-o", str(out), "--s3-endpoint", endpoint)
+    good = out.read_bytes()
+    proxy = s3_server.FaultProxy(endpoint, 0.0, delay=0.0, outage_after=8)
+    quick = ["--s3-endpoint", proxy.url, "--retries", "2", "--jobs", "4"]
+    p = run(vzplan, "build", src, "-o", str(out), *quick, check=False)
+    if p.returncode != 1 or "could not be reached" not in p.stderr or "--allow-unreachable" not in p.stderr:
+        errs.append(f"outage: exit {p.returncode}: {p.stderr[-2000:]}")
+    if out.read_bytes() != good:
+        errs.append("an outage replaced the good refs.json")
+    proxy.stop()
+    proxy = s3_server.FaultProxy(endpoint, 0.0, delay=0.0, outage_after=8)
+    p = run(vzplan, "build", src, "-o", str(out), "--s3-endpoint", proxy.url, "--retries", "2", "--jobs", "1",
+            "--allow-unreachable", "--json", check=False)
+    proxy.stop()
+    if p.returncode != 3:
+        errs.append(f"--allow-unreachable: exit {p.returncode}: {p.stderr[-2000:]}")
+    else:
+        n = len(json.loads(p.stdout)["sources"])
+        if not 0 < n < 20:
+            errs.append(f"--allow-unreachable built {n} of 20 sources")
+        print(f"     outage after 8 requests: exit 1, refs.json kept; --allow-unreachable: {n} of 20 files")
+    return errs
+
+
+def icechunk_resets(vzplan, endpoint, coll):
+    """Section 5 of main: four builds through a proxy resetting 30 % of the writes."""
+    import icechunk
+
+    errs = []
+    s3_server.s3_client(endpoint).create_bucket(Bucket="resets")
+    proxy = s3_server.FaultProxy(endpoint, 0.0, delay=0.0, reset_writes=0.3)
+    commits = []
+    for i in range(4):
+        p = run(vzplan, "build", "s3://collections/yearly/*.nc", "--s3-endpoint", proxy.url,
+                "--icechunk", "s3://resets/repo", "--json", check=False)
+        if p.returncode != 0:
+            errs.append(f"build {i}: exit {p.returncode}: {p.stderr[-2000:]}")
+            continue
+        commits.append(json.loads(p.stdout)["icechunk"]["snapshot"])
+    resets = sum(proxy.counts[k] for k in ("reset_before", "reset_after", "reset_response"))
+    proxy.stop()
+    if resets == 0:
+        errs.append("no write was reset")
+    storage = icechunk.s3_storage(bucket="resets", prefix="repo", endpoint_url=endpoint, allow_http=True,
+                                  force_path_style=True, region="us-east-1",
+                                  access_key_id="testing", secret_access_key="testing")
+    repo = icechunk.Repository.open(storage)
+    history = [s.id for s in repo.ancestry(branch="main")]
+    # Every build one commit on main (newest first), after the repository's first snapshot.
+    if history[:-1] != list(reversed(commits)):
+        errs.append(f"history {history} is not the builds' commits {commits} and the first snapshot")
+    group = zarr.open_group(repo.readonly_session(branch="main").store, mode="r", zarr_format=3)
+    if group["tas"].shape != (1461, 3, 4):
+        errs.append(f"tas has shape {group['tas'].shape}")
+    print(f"     icechunk through resets: {len(commits)} builds, {resets} writes reset, history {len(history)}")
+    return errs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vzplan", required=True)
@@ -237,12 +300,20 @@ def main():
         run(a.vzplan, "build", *keys[:half], "-o", str(ap_out), "--keep-layouts", "--s3-endpoint", endpoint)
         t_build = time.monotonic() - t0
         t0 = time.monotonic()
+        # The kept objects are named only by the kept layouts: an append asks the store about
+        # them only under a prefix the command names.
+        p = run(a.vzplan, "append", keys[-1], "-o", str(ap_out), "--s3-endpoint", endpoint, check=False)
+        if p.returncode != 2 or "--sources-under" not in p.stderr:
+            errs.append(f"append without --sources-under: exit {p.returncode}: {p.stderr[-2000:]}")
+        under = ["--sources-under", "s3://batch/daily/"]
+        t0 = time.monotonic()
         p = run(a.vzplan, "append", keys[-1], "-o", str(ap_out), "--s3-endpoint", endpoint, "--stats",
-                check=False)
+                *under, check=False)
         t_one = time.monotonic() - t0
         if p.returncode != 0:
             errs.append(f"append of one file: exit {p.returncode}: {p.stdout[-2000:]} {p.stderr[-2000:]}")
-        p = run(a.vzplan, "append", *keys[half:-1], "-o", str(ap_out), "--s3-endpoint", endpoint, check=False)
+        p = run(a.vzplan, "append", *keys[half:-1], "-o", str(ap_out), "--s3-endpoint", endpoint, *under,
+                check=False)
         if p.returncode != 0:
             errs.append(f"append of the rest: exit {p.returncode}: {p.stdout[-2000:]}")
         # Provenance times and ETags aside (a listed object's come from the listing).
@@ -273,6 +344,16 @@ def main():
             st = stats_lines(p.stderr)["s3://big/many_chunks.nc"]
             print(f"     {first:>10}  {block:>10}  {st[0]:>8}  {st[2]:>10}")
         result("many-chunk file: request counts measured", errs)
+
+        # 4. An outage is not a result: the store goes down mid-build (every request after the
+        # first 8 gets 503 SlowDown). The run fails and the good refs.json stays; asked to, it
+        # builds without the sources it could not reach.
+        errs = outage(a.vzplan, endpoint, tmp)
+        result("an outage fails the run and keeps the previous outputs; --allow-unreachable builds", errs)
+
+        # 5. Icechunk commits through connections reset on writes: every build lands once.
+        errs = icechunk_resets(a.vzplan, endpoint, coll)
+        result("icechunk on S3 through reset connections: every commit lands once", errs)
     server.stop()
     print(f"readback_s3: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

@@ -13,6 +13,9 @@ and Range), and only when a hash of it falls in the --faults share, so every ret
 outcome is deterministic. Kinds rotate by hash: HTTP 500 (S3 InternalError), a response delayed by
 --fault-delay seconds (beyond the client's timeout), and a truncated body (full Content-Length,
 half the bytes, connection closed). GET /__faults on the proxy returns the counts as JSON.
+With --reset-writes, a share of PUT/POST requests has its connection reset (RST): half of them before
+the request reaches the server, half after the server took it (the answer is lost). With
+--outage-after N, every request after the first N gets 503 SlowDown: the store is down.
 
 Importable: start_moto(), upload_dir(), FaultProxy.
 """
@@ -22,7 +25,9 @@ import hashlib
 import http.client
 import json
 import os
+import socket
 import socketserver
+import struct
 import sys
 import threading
 import time
@@ -83,14 +88,17 @@ HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te"
 class FaultProxy:
     """An HTTP proxy on 127.0.0.1 that forwards to `upstream` and faults a share of requests."""
 
-    def __init__(self, upstream, share, delay, max_faults=100_000):
+    def __init__(self, upstream, share, delay, max_faults=100_000, reset_writes=0.0, outage_after=None):
         self.upstream = upstream.split("://", 1)[1]
         self.share = share
         self.delay = delay
         self.max_faults = max_faults
+        self.reset_writes = reset_writes
+        self.outage_after = outage_after
         self.seen = set()
         self.lock = threading.Lock()
-        self.counts = {"requests": 0, "status_500": 0, "slow": 0, "truncated": 0}
+        self.counts = {"requests": 0, "status_500": 0, "slow": 0, "truncated": 0,
+                       "reset_before": 0, "reset_after": 0, "reset_response": 0, "outage": 0}
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -110,6 +118,16 @@ class FaultProxy:
                 n = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(n) if n else None
                 kind = proxy.decide(self.command, self.path, self.headers.get("Range", ""))
+                if kind == "outage":
+                    msg = b"<?xml version='1.0'?><Error><Code>SlowDown</Code><Message>down</Message></Error>"
+                    self.send_response(503)
+                    self.send_header("Content-Length", str(len(msg)))
+                    self.end_headers()
+                    self.wfile.write(msg)
+                    return
+                if kind == "reset_before":
+                    self.reset()
+                    return
                 if kind == "status_500":
                     msg = b"<?xml version='1.0'?><Error><Code>InternalError</Code><Message>injected</Message></Error>"
                     self.send_response(500)
@@ -134,6 +152,15 @@ class FaultProxy:
                         self.send_header(k, v)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
+                if kind == "reset_after":
+                    self.reset()
+                    return
+                if kind == "reset_response":
+                    # The status line and half the headers, then the connection drops.
+                    self.wfile.write(f"HTTP/1.1 {resp.status} OK\r\nContent-Le".encode())
+                    self.wfile.flush()
+                    self.reset()
+                    return
                 if kind == "truncated" and len(data) > 1:
                     self.wfile.write(data[: len(data) // 2])
                     self.wfile.flush()
@@ -141,6 +168,11 @@ class FaultProxy:
                     return
                 if self.command != "HEAD":
                     self.wfile.write(data)
+
+            def reset(self):
+                # SO_LINGER 0: closing sends RST, as a dropped connection does.
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.close_connection = True
 
             do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = handle_any
 
@@ -161,6 +193,17 @@ class FaultProxy:
         key = f"{method} {path} {rng}"
         with self.lock:
             self.counts["requests"] += 1
+            if self.outage_after is not None and self.counts["requests"] > self.outage_after:
+                self.counts["outage"] += 1
+                return "outage"
+            if method in ("PUT", "POST") and self.reset_writes > 0:
+                # Every attempt is a draw: a retried write may be reset again, as on a flaky link.
+                h = int.from_bytes(hashlib.sha256(f"{key} {self.counts['requests']}".encode()).digest()[:8], "big")
+                if (h % 10_000) < self.reset_writes * 10_000:
+                    kind = ["reset_before", "reset_after", "reset_response"][(h // 10_000) % 3]
+                    self.counts[kind] += 1
+                    return kind
+                return None
             if key in self.seen:
                 return None
             self.seen.add(key)

@@ -52,18 +52,42 @@ pub fn tiff(data: &[u8]) {
 }
 
 /// A layouts file (`vzplan scan` output, as `--from-layouts` reads it): each line a layout, planned
-/// together along the inferred dimension and stacked, then emitted.
+/// together along the inferred dimension and stacked, then emitted; and the lines whose URL passes
+/// the source-URL check planned with `--patch`, their patches applied to sources in memory (the
+/// input itself as every source's bytes), as the untrusted lines of a batch job would be.
 pub fn layouts(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
     let parsed: Vec<SourceLayout> = text
         .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter_map(|l| serde_json::from_str::<SourceLayout>(l).ok())
         .collect();
     if !parsed.is_empty() {
-        plan_and_emit(parsed);
+        plan_and_emit(parsed.clone());
+        let checked: Vec<SourceLayout> = parsed
+            .into_iter()
+            .filter(|l| vzplan_io::check_source_url(&l.url).is_ok())
+            .collect();
+        patch(checked, data);
     }
+}
+
+/// Plans with `--patch` and applies the patches, every source read from `bytes` in memory.
+fn patch(layouts: Vec<SourceLayout>, bytes: &[u8]) {
+    let opts = Options {
+        patch: true,
+        ..Options::default()
+    };
+    let mut plan = vzplan_plan::plan(layouts, &[], &opts);
+    let urls: Vec<String> = plan.sources.iter().map(|s| s.url.clone()).collect();
+    vzplan_patch::apply(&mut plan, &|url| {
+        // A patch reads only the plan's own sources.
+        assert!(urls.iter().any(|u| u == url), "{url} is not a source");
+        Ok(mem(url, bytes))
+    });
+    let mut out = Vec::new();
+    let _ = vzplan_emit::write_refs(&plan, &mut out);
 }
 
 /// Several files (the input split at [`SPLIT`], at most 3), each read with every reader, the

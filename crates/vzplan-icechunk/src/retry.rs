@@ -45,7 +45,7 @@ pub(crate) async fn write(
 }
 
 /// The commit of this write, if the branch's head is it.
-async fn landed(
+pub(crate) async fn landed(
     plan: &Plan,
     target: &Target,
     opts: &IcechunkOptions,

@@ -350,3 +350,34 @@ fn an_append_on_a_branch_that_moved_since_its_layouts_were_kept_is_refused() {
         Err(Error::Stale { .. })
     ));
 }
+
+#[test]
+fn a_commit_whose_answer_was_lost_is_recognised_by_its_mark() {
+    let (_src, plan) = yearly_copy();
+    let repo_dir = tempfile::tempdir().expect("tempdir");
+    let target = Target::Local(repo_dir.path().to_path_buf());
+    let opts = IcechunkOptions::default();
+    rt().block_on(async {
+        let p = write::prepare(&plan, &target, &opts, "mine")
+            .await
+            .expect("prepare");
+        let committed = write::commit(p, "m").await.expect("commit");
+        // The store took the commit; had its answer been lost, a retry asks the branch's head.
+        let found = retry::landed(&plan, &target, &opts, "mine", Some(false))
+            .await
+            .expect("head")
+            .expect("this write's commit");
+        assert_eq!(found.snapshot, committed.snapshot);
+        assert_eq!(
+            (found.arrays, found.virtual_refs, found.native_chunks),
+            (
+                committed.arrays,
+                committed.virtual_refs,
+                committed.native_chunks
+            )
+        );
+        assert!(found.created);
+        let other = retry::landed(&plan, &target, &opts, "another", Some(true)).await;
+        assert!(matches!(other, Ok(None)));
+    });
+}

@@ -185,7 +185,7 @@ mod tests {
             ("https://u:p@h/a.nc", "credentials"),
             ("s3://bkt/a.nc?X-Amz-Signature=1", "query"),
             ("s3://bkt/a\u{1b}[2J.nc", "control"),
-            ("s3://bkt", "key"),
+            ("s3://bkt", "canonical"),
             ("s3://bkt/", "key"),
             ("s3:///a.nc", "bucket"),
         ] {
