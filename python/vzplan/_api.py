@@ -187,7 +187,8 @@ def _outputs(paths, layouts, opts, output, icechunk, client, batch_size):
             raise ValueError("give either client or layouts, not both")
         from ._distributed import scan_on_client
 
-        layouts = scan_on_client(client, _paths(paths), opts, batch_size)
+        layouts, files = scan_on_client(client, _paths(paths), opts, batch_size)
+        opts = dict(opts, sources_named=files)
         paths = None
     return paths, layouts, opts, out
 

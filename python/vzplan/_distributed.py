@@ -19,14 +19,17 @@ _PLAN_ONLY = {
     "html",
     "zarr_json",
     "no_zarr_json",
+    "sources_under",
+    "sources_named",
 }
 
 
 def scan_on_client(
     client: Any, paths: Sequence[str], opts: dict[str, Any], batch_size: int
-) -> list[bytes]:
+) -> tuple[list[bytes], list[str]]:
     """Expands ``paths`` here (globs, object listings), scans batches of files on the workers and
-    returns their layout lines in input order."""
+    returns their layout lines in input order, and the files (named by the caller: a patch may
+    read them)."""
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     scan_opts = {k: v for k, v in opts.items() if k not in _PLAN_ONLY}
@@ -34,7 +37,7 @@ def scan_on_client(
     batches = [files[i : i + batch_size] for i in range(0, len(files), batch_size)]
     # client.map passes the keyword arguments to every call.
     futures = client.map(scan_batch, batches, pure=False, **scan_opts)
-    return client.gather(futures)
+    return client.gather(futures), files
 
 
 def expand(paths: Sequence[str], opts: dict[str, Any]) -> list[str]:

@@ -46,6 +46,7 @@ pub fn build(
         force: false,
         keep_layouts: kept.clone(),
         sources_under: common.sources_under.clone(),
+        ..BuildOptions::default()
     };
     let report = crate::refs::build_or_append(common, opts, kept.as_deref(), append)?;
     let plan = &report.plan;

@@ -93,6 +93,7 @@ pub fn run(common: &Common, args: &RefsArgs, append: bool) -> Result<u8, Error> 
         force: args.force,
         keep_layouts: kept.clone(),
         sources_under: common.sources_under.clone(),
+        ..BuildOptions::default()
     };
     let report = build_or_append(common, opts, kept.as_deref(), append)?;
     let plan = &report.plan;

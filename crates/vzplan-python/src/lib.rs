@@ -182,6 +182,7 @@ fn run(
     };
     let force = opts.force;
     let sources_under = opts.sources_under.clone();
+    let sources_named = opts.sources_named.clone();
     let r = detached(py, &cancel, move || {
         let (plan, committed) = if build {
             let mut outputs: Vec<Box<dyn vzplan::Output>> = Vec::new();
@@ -197,6 +198,7 @@ fn run(
                 force,
                 keep_layouts: kept.clone(),
                 sources_under,
+                sources_named,
             };
             let plan = match (&kept, append) {
                 (Some(k), true) => vzplan::append(k, &source, b, &vzplan::NoProgress)?.plan,

@@ -48,6 +48,7 @@ const PLAN_KEYS: &[&str] = &[
     "branch",
     "keep_layouts",
     "sources_under",
+    "sources_named",
 ];
 
 /// The options, defaults as the CLI's.
@@ -81,6 +82,8 @@ pub struct Opts {
     keep_layouts: Option<KeepLayouts>,
     /// Prefixes whose sources a layout may name for reading (`--sources-under`).
     pub sources_under: Vec<String>,
+    /// The files a distributed scan handed to its workers, named one by one.
+    pub sources_named: Vec<String>,
 }
 
 /// Where `build` keeps the layouts: beside refs.json, or at a path.
@@ -170,6 +173,7 @@ impl Opts {
             branch: get(d, "branch", "main".to_string())?,
             keep_layouts: keep_layouts(d)?,
             sources_under: names(d, "sources_under")?,
+            sources_named: names(d, "sources_named")?,
         };
         // The CLI refuses these combinations as usage errors.
         if o.concat_dim.is_some() && o.stack_dim.is_some() {

@@ -78,6 +78,9 @@ pub struct BuildOptions {
     /// Prefixes (directories, `s3://bucket/dir/`) whose sources may be read when only a layout
     /// names them ([`crate::named`]): `--patch` reads no other source but the inputs scanned.
     pub sources_under: Vec<String>,
+    /// Sources the caller named one by one besides the inputs this run scans (paths or URLs):
+    /// the files a distributed scan handed to its workers, whose layouts come back as lines.
+    pub sources_named: Vec<String>,
 }
 
 /// The result of a build.
@@ -325,8 +328,14 @@ pub(crate) fn build_kept(
         Source::Scan { inputs, options } => Some(inputs.expand(&options.io)?),
         _ => None,
     };
+    let given: Vec<String> = opts
+        .sources_named
+        .iter()
+        .filter_map(|s| vzplan_io::canonical_url(s).ok())
+        .collect();
+    let scanned = files.iter().flatten().map(|i| i.url.as_str());
     let named = crate::Named::new(
-        files.iter().flatten().map(|i| i.url.as_str()),
+        scanned.chain(given.iter().map(String::as_str)),
         &opts.sources_under,
     )?;
     let checked = first_checked(source, files.as_deref());
