@@ -7,13 +7,39 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
-/// The format a source was read as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    Hdf5,
-    Netcdf3,
-    Tiff,
+/// The format a source was read as, by its reader's name (`"hdf5"`, `"netcdf3"`, `"tiff"`): a
+/// new reader brings its own name, so the model lists none but the ones its tests use.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Format(pub Cow<'static, str>);
+
+impl Format {
+    pub const HDF5: Format = Format(Cow::Borrowed("hdf5"));
+    pub const NETCDF3: Format = Format(Cow::Borrowed("netcdf3"));
+    pub const TIFF: Format = Format(Cow::Borrowed("tiff"));
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The tools that rewrite a file of a format (chunking, compression, types), whose commands a
+/// finding's fix spells out. The reader that read the file says which ([`SourceLayout::rewriter`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Rewriter {
+    /// netCDF-C's `nccopy` (and NCO's `ncap2`, `ncatted`, `ncrename`): netCDF files.
+    #[default]
+    Nccopy,
+    /// HDF5's `h5repack`: HDF5 files that are not netCDF-4.
+    H5repack,
+    /// GDAL's `gdal_translate`: rasters.
+    Gdal,
 }
 
 /// One source file: where it is, how big, its identity for drift checks, and its arrays.
@@ -38,6 +64,10 @@ pub struct SourceLayout {
     /// Arrays the reader found but cannot describe as references, with the reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<ArrayProblem>,
+    /// The tools that rewrite this file, as its format's reader knows them: set by the scan and,
+    /// for a layout line (which does not carry it), from the reader of its `format`.
+    #[serde(skip)]
+    pub rewriter: Rewriter,
 }
 
 /// A nested group (the root group's attributes live in [`SourceLayout::attrs`]).

@@ -56,11 +56,10 @@ fn plan(n: u64) -> Plan {
             mtime: None,
         })
         .collect();
-    Plan {
-        sources,
-        arrays: vec![tas],
-        ..Default::default()
-    }
+    let mut p = Plan::default();
+    p.sources = sources;
+    p.arrays = vec![tas];
+    p
 }
 
 #[divan::bench(args = [100_000, 1_000_000], sample_count = 10)]

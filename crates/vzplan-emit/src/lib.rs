@@ -11,7 +11,8 @@
 //!           "tas/c/0/0/0": ["{{u0}}", 30712, 918213],
 //!           "time/c/0": "base64:…"}}
 //! ```
-//! Files are written atomically: to a temporary file in the target directory, then renamed.
+//! Writing is to any `Write`: the `vzplan` facade stages the files beside their targets and
+//! renames them into place together.
 //!
 //! kerchunk reference specification: <https://fsspec.github.io/kerchunk/spec.html>
 
@@ -296,43 +297,6 @@ impl Pieces<'_> {
             buf.flush_full(w)?;
         }
         Ok(())
-    }
-}
-
-/// Writes a file atomically: a temporary sibling, flushed and synced, then renamed over `path`.
-pub fn write_atomic(
-    path: &Path,
-    f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> Result<(), EmitError> {
-    let err = |source| EmitError::Write {
-        path: path.display().to_string(),
-        source,
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let tmp = tempfile::NamedTempFile::new_in(&dir)
-        .map_err(without_temp_path)
-        .map_err(err)?;
-    {
-        let mut bw = io::BufWriter::with_capacity(1 << 20, tmp.as_file());
-        f(&mut bw).map_err(err)?;
-        bw.flush().map_err(err)?;
-    }
-    tmp.as_file().sync_all().map_err(err)?;
-    tmp.persist(path)
-        .map_err(|e| err(without_temp_path(e.error)))?;
-    Ok(())
-}
-
-/// tempfile's errors end in `at path "/dir/.tmpiVu0In"`, a name the user never chose: the
-/// message names the target instead (see [`EmitError::Write`]).
-fn without_temp_path(e: io::Error) -> io::Error {
-    let msg = e.to_string();
-    match msg.find(" at path \"") {
-        Some(i) => io::Error::new(e.kind(), msg[..i].to_string()),
-        None => e,
     }
 }
 

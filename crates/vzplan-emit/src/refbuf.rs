@@ -1,4 +1,4 @@
-//! The buffer chunk references are gathered in before they are written out (issue 13).
+//! The buffer chunk references are gathered in before they are written out.
 //!
 //! A reference is a few short pieces (`,\n"tas/c/17/0/0":["{{u3}}",231777,139]`), millions of
 //! times. The buffer is sized ahead for the longest reference of an array and written at a
@@ -7,9 +7,9 @@
 
 use std::io::{self, Write};
 
-/// Bytes gathered before they are written out: at least the `BufWriter` of
-/// [`write_atomic`](crate::write_atomic), which then writes them straight through instead of
-/// copying them into its own buffer.
+/// Bytes gathered before they are written out: more than the caller's `BufWriter` holds (the
+/// facade's is 256 KiB), which then writes them straight through instead of copying them into
+/// its own buffer.
 pub(crate) const FLUSH_AT: usize = 1 << 20;
 
 /// "00" to "99", two bytes each.

@@ -89,6 +89,14 @@ pub fn sniff(head: &[u8]) -> bool {
     head.starts_with(&superblock::SIGNATURE)
 }
 
+/// The file's variant as `h5dump -B` names it: `HDF5 superblock v2`; None when no signature is
+/// found where the format puts it (at 0, 512, 1024, 2048, …).
+pub fn describe_header(r: &dyn RangeRead) -> Option<String> {
+    let at = superblock::find(r).ok()?;
+    let b = r.read_at(at, 9).ok()?;
+    b.get(8).map(|v| format!("HDF5 superblock v{v}"))
+}
+
 /// Reads the layout of every dataset of an HDF5 / netCDF-4 file.
 pub fn read_layout(r: &dyn RangeRead) -> std::result::Result<SourceLayout, ReadError> {
     read(r).map_err(|e| ReadError::new(r.url(), e))
@@ -179,7 +187,8 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
         size: meta.size,
         etag: meta.etag.clone(),
         mtime: meta.mtime.clone(),
-        format: Format::Hdf5,
+        format: Format::HDF5,
+        rewriter: Default::default(),
         attrs,
         groups,
         arrays: out_arrays,

@@ -24,6 +24,12 @@ pub struct Superblock {
 
 /// Finds the signature and decodes the superblock.
 pub fn read(r: &dyn RangeRead) -> Result<Superblock> {
+    let at = find(r)?;
+    decode(r, at)
+}
+
+/// Where the signature is: at 0, 512, 1024, 2048, … (after a user block).
+pub(crate) fn find(r: &dyn RangeRead) -> Result<u64> {
     let size = r.size();
     let mut at = 0u64;
     loop {
@@ -32,7 +38,7 @@ pub fn read(r: &dyn RangeRead) -> Result<Superblock> {
         }
         let head = r.read_at(at, 8)?;
         if head == SIGNATURE {
-            return decode(r, at);
+            return Ok(at);
         }
         at = if at == 0 { 512 } else { at.saturating_mul(2) };
     }

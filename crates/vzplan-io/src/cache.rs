@@ -29,8 +29,8 @@ impl Default for CacheConfig {
     /// For object storage, where a request costs a round trip and bytes are cheap.
     fn default() -> Self {
         CacheConfig {
-            block_size: 64 * 1024,
-            first_read: 512 * 1024,
+            block_size: crate::DEFAULT_BLOCK_SIZE,
+            first_read: crate::DEFAULT_FIRST_READ,
             whole_file: 0,
             max_bytes: 256 * 1024 * 1024,
             direct_batches: false,

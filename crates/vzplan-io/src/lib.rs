@@ -24,11 +24,16 @@ mod coalesce;
 pub mod remote;
 mod retry;
 mod secret;
+mod settings;
 mod source_url;
 
 pub use cache::{CacheConfig, CachedReader};
 pub use remote::{canonical_url, is_url, IoOptions, Listed, ObjectReader};
 pub use secret::{has_secret, redact, redact_text, REDACTED};
+pub use settings::{
+    IoSettings, SettingError, DEFAULT_BLOCK_SIZE, DEFAULT_FIRST_READ, DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT_SECS,
+};
 pub use source_url::{check_source_url, special_host, valid_etag, valid_mtime};
 
 use std::fs::File;

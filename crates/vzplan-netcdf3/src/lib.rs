@@ -102,6 +102,18 @@ pub fn sniff(head: &[u8]) -> bool {
     header::is_magic(head)
 }
 
+/// The file's variant from its first bytes: `netCDF classic CDF-1`, `netCDF 64-bit offset CDF-2`,
+/// `netCDF 64-bit data CDF-5`.
+pub fn describe_header(head: &[u8]) -> Option<String> {
+    let what = match head.get(..4)? {
+        b"CDF\x01" => "netCDF classic CDF-1",
+        b"CDF\x02" => "netCDF 64-bit offset CDF-2",
+        b"CDF\x05" => "netCDF 64-bit data CDF-5",
+        _ => return None,
+    };
+    Some(what.into())
+}
+
 /// Reads one netCDF classic file's header (and small coordinate variables) into a layout.
 pub fn read_layout(r: &dyn RangeRead, opts: &Options) -> Result<SourceLayout, ReadError> {
     read_layout_with(r, opts, header::FIRST_READ)
@@ -184,7 +196,8 @@ fn read_layout_with(
         size,
         etag: meta.etag.clone(),
         mtime: meta.mtime.clone(),
-        format: Format::Netcdf3,
+        format: Format::NETCDF3,
+        rewriter: Default::default(),
         attrs: attrs_json(&h.attrs),
         groups: Vec::new(),
         arrays,

@@ -78,7 +78,7 @@ fn check_against_oracle(path: &Path, oracle: &Value, opts: &Options) {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     let r = open_local(path).unwrap();
     let l = read_layout(&r, opts).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(l.format, Format::Netcdf3);
+    assert_eq!(l.format, Format::NETCDF3);
     assert_eq!(l.size, oracle["file_size"].as_u64().unwrap(), "{name}");
     assert!(l.url.starts_with("file:///") && l.url.ends_with(&name));
     assert!(l.problems.is_empty(), "{name}: {:?}", l.problems);

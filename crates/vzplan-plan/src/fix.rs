@@ -8,35 +8,24 @@
 //! ```
 
 use crate::display_file;
-use vzplan_core::{ArrayLayout, ArrayProblem, Codec, CodecId, DType, Format, Kind, ProblemKind};
+use vzplan_core::{ArrayLayout, ArrayProblem, Codec, CodecId, DType, Kind, ProblemKind};
 
 /// The fix of a finding that means vzplan planned something wrong: never the files' fault.
 pub(crate) const REPORT_BUG: &str = "this is a bug in vzplan, not in your files: please report it with the output of `vzplan scan` for these files";
 
-/// The tool family that rewrites a file of this kind.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Tool {
-    Nccopy,
-    H5repack,
-    Gdal,
-}
+use vzplan_core::Rewriter as Tool;
 
-/// A file to rewrite: its name as the user gave it, and its format.
+/// A file to rewrite: its name as the user gave it, and the tools that rewrite it (its reader
+/// says which: [`vzplan_core::SourceLayout::rewriter`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Target<'a> {
     pub url: &'a str,
-    pub format: Format,
+    pub rewriter: Tool,
 }
 
 impl Target<'_> {
     fn tool(&self) -> Tool {
-        match self.format {
-            Format::Tiff => Tool::Gdal,
-            Format::Netcdf3 => Tool::Nccopy,
-            // netCDF-4 files are HDF5; nccopy keeps their netCDF view intact.
-            Format::Hdf5 if is_netcdf_name(self.url) => Tool::Nccopy,
-            Format::Hdf5 => Tool::H5repack,
-        }
+        self.rewriter
     }
 
     /// The file as a shell word.
@@ -59,13 +48,6 @@ impl Target<'_> {
     pub fn command(&self, tool_args: &str, tag: &str) -> String {
         format!("{tool_args} {} {}", self.file(), self.output(tag))
     }
-}
-
-fn is_netcdf_name(url: &str) -> bool {
-    let lower = url.to_ascii_lowercase();
-    [".nc", ".nc4", ".cdf", ".netcdf"]
-        .iter()
-        .any(|e| lower.ends_with(e))
 }
 
 /// Single-quotes a word for a POSIX shell unless it is plainly safe (shared with the reports'
@@ -304,7 +286,7 @@ mod tests {
     fn a_tiff_rechunk_of_any_rank_names_rows_and_columns() {
         let t = Target {
             url: "file:///d/a.tif",
-            format: Format::Tiff,
+            rewriter: Tool::Gdal,
         };
         let mut a: ArrayLayout = serde_json::from_value(serde_json::json!({
             "path": "0", "dims": [], "shape": [],
@@ -322,12 +304,12 @@ mod tests {
     fn outputs_sit_beside_the_file_and_are_quoted() {
         let t = Target {
             url: "file:///data/tas 2001.nc",
-            format: Format::Hdf5,
+            rewriter: Tool::H5repack,
         };
         assert_eq!(t.output("rechunked"), "'/data/tas 2001.rechunked.nc'");
         let t = Target {
             url: "s3://b/x/tas",
-            format: Format::Hdf5,
+            rewriter: Tool::H5repack,
         };
         assert_eq!(t.output("r"), "s3://b/x/tas.r");
     }

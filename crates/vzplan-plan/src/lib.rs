@@ -47,27 +47,16 @@ pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::
 pub(crate) type FastSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
 use vzplan_core::{ChunkList, SourceLayout};
 
-/// Plans the combination of `layouts` (in command-line order).
+/// Plans the combination of `layouts` (in command-line order). What is left of the layouts once
+/// their chunk tables moved into the plan stays with it ([`Plan`]'s remains).
 pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options) -> Plan {
-    plan_keeping(layouts, failures, opts).0
-}
-
-/// As [`plan`], and hands back what is left of the layouts (their chunk tables now belong to the
-/// plan) instead of freeing them: thousands of small maps and strings, which a caller about to
-/// exit need not free one by one (3 % of a 1,000-file build's instructions, issue 13). Empty
-/// when a path freed them itself (nothing admitted, mosaics).
-pub fn plan_keeping(
-    layouts: Vec<SourceLayout>,
-    failures: &[ScanFailure],
-    opts: &Options,
-) -> (Plan, Vec<SourceLayout>) {
     let mut p = Plan::default();
     let Some(layouts) = admit(layouts, failures, opts, &mut p) else {
-        return (p, Vec::new());
+        return p;
     };
     if opts.mosaic || opts.mosaic_layout.is_some() {
         mosaic::plan(layouts, opts, &mut p);
-        return (p, Vec::new());
+        return p;
     }
 
     let concat = if opts.stack_dim.is_some() {
@@ -95,7 +84,8 @@ pub fn plan_keeping(
         plan_one(path, &mut layouts, &how, &mut p);
     }
     warn_uncombined(&layouts, concat.as_deref(), &mut p);
-    (p, layouts)
+    p.remains = model::Remains(layouts);
+    p
 }
 
 /// Dedupes and validates the inputs and turns scan failures into findings; `None` when no file

@@ -4,7 +4,7 @@
 use crate::mosaic::{LayoutEntry, MosaicView};
 use crate::{Finding, FindingKind};
 use serde_json::{Map, Value};
-use vzplan_core::{AxisEdges, ChunkList, Codec, DType, Field, GroupLayout};
+use vzplan_core::{AxisEdges, ChunkList, Codec, DType, Field, GroupLayout, SourceLayout};
 
 /// How to combine the files.
 #[derive(Clone, Debug, Default)]
@@ -104,6 +104,19 @@ pub struct Plan {
     pub mosaics: Vec<MosaicView>,
     /// For a mosaic: files (indexes into `sources`) that could not be placed.
     pub unplaced: Vec<usize>,
+    /// The layouts the plan was made from, their chunk tables now the plan's: freed with the plan,
+    /// so that a program about to exit can leave both to the exit.
+    pub(crate) remains: Remains,
+}
+
+/// What is left of planned layouts: thousands of small maps and strings.
+#[derive(Clone, Default)]
+pub(crate) struct Remains(pub(crate) Vec<SourceLayout>);
+
+impl std::fmt::Debug for Remains {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} layouts", self.0.len())
+    }
 }
 
 impl Plan {

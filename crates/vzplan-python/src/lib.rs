@@ -7,15 +7,15 @@
 
 mod options;
 
-use options::{Opts, Which};
+use options::Which;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyRuntimeError};
+use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
-use vzplan::{BuildOptions, Error, Inputs, RefsOutput, Source};
+use vzplan::{Error, Request, Shell};
 
 create_exception!(
     _vzplan,
@@ -68,17 +68,21 @@ fn detached<T: Send>(
     })
 }
 
-/// The library's error as a Python exception, with what it carries (failures, findings).
+/// The library's error as a Python exception, worded for Python, with what it carries (the
+/// files that failed, the report of a plan that built nothing). A usage error (what was asked
+/// cannot mean anything) is a `ValueError`.
 fn to_py(e: Error) -> PyErr {
-    let detail = match &e {
-        Error::NothingRead { failures } => failures
-            .iter()
-            .map(|f| format!("{}\n", f.error))
-            .collect::<String>(),
-        Error::NothingBuilt { plan } => vzplan::report::text(plan),
-        _ => String::new(),
-    };
-    VzplanError::new_err(format!("{detail}{e}"))
+    let mut text: String = e
+        .details(Shell::Python)
+        .iter()
+        .map(|d| format!("{d}\n"))
+        .collect();
+    text.push_str(&e.message(Shell::Python));
+    if e.exit_code() == 2 {
+        PyValueError::new_err(text)
+    } else {
+        VzplanError::new_err(text)
+    }
 }
 
 /// The error to raise: a cancelled scan raises the pending signal's exception (KeyboardInterrupt).
@@ -92,9 +96,14 @@ fn raise(py: Python<'_>, e: Error) -> PyErr {
     }
 }
 
+fn cancel_of(req: &Request) -> Arc<AtomicBool> {
+    req.cancel.clone().unwrap_or_default()
+}
+
 /// Scans `paths` (paths, globs, object URLs) and returns one layout line per file, in input
 /// order: a layout, or `{"url", "error"}` for a file that failed (the lines `vzplan scan`
-/// writes). Raises under `fail_fast` when a file fails.
+/// writes). Raises under `fail_fast` when a file fails, and when a store could not be reached
+/// (unless `allow_unreachable`).
 #[pyfunction]
 #[pyo3(signature = (paths, options=None))]
 fn scan_lines(
@@ -102,13 +111,13 @@ fn scan_lines(
     paths: Vec<String>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<String>> {
-    let opts = Opts::from_dict(py, options, Which::Scan)?;
-    let scan = opts.scan_options();
-    let allow = opts.allow_unreachable;
-    let cancel = scan.cancel.clone().unwrap_or_default();
+    let mut req = options::request(py, options, Which::Scan)?;
+    req.inputs = paths;
+    let cancel = cancel_of(&req);
     let r = detached(py, &cancel, || -> Result<Vec<String>, Error> {
-        let scanned = vzplan::scan(&Inputs::new(paths), &scan, &vzplan::NoProgress)?;
-        vzplan::scan::require_reachable(&scanned, allow)?;
+        let scan = req.scan_options()?;
+        let scanned = vzplan::scan(&req.inputs(), &scan, &vzplan::NoProgress)?;
+        vzplan::scan::require_reachable(&scanned, req.allow_unreachable)?;
         scanned.iter().map(vzplan::layouts::line).collect()
     })?;
     r.map_err(|e| raise(py, e))
@@ -122,12 +131,17 @@ fn expand(
     paths: Vec<String>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<String>> {
-    let io = Opts::from_dict(py, options, Which::Scan)?.scan_options().io;
+    let mut req = options::request(py, options, Which::Scan)?;
+    req.inputs = paths;
     let files = py
-        .allow_threads(|| Inputs::new(paths).expand(&io))
+        .allow_threads(|| req.inputs().expand(&req.io_options()?))
         .map_err(to_py)?;
     Ok(files.into_iter().map(|f| f.name).collect())
 }
+
+/// What a run hands back to Python: the report (JSON text), the exit code, and refs.json and
+/// zarr.json as bytes when asked for.
+type RunResult = (String, u8, Option<(Vec<u8>, Vec<u8>)>);
 
 /// Plans (and, with `build`, writes) from `paths` scanned here or from `layouts` (lines as
 /// `scan_lines` returns them, e.g. from a cluster's workers). Returns
@@ -146,112 +160,45 @@ fn run(
     in_memory: bool,
     append: bool,
 ) -> PyResult<PyObject> {
-    let opts = Opts::from_dict(py, options, Which::Build)?;
-    if append && output.is_none() && opts.icechunk.is_none() {
-        return Err(pyo3::exceptions::PyValueError::new_err(
-            "append needs output (the refs.json to extend) or icechunk (the repository)",
-        ));
-    }
-    let kept = opts.layouts_for(output.as_deref(), append)?;
-    let scan = opts.scan_options();
-    let cancel = scan.cancel.clone().unwrap_or_default();
-    let source = match (paths, layouts) {
-        (Some(_), Some(_)) => {
-            return Err(VzplanError::new_err(Error::InputsAndLayouts.to_string()))
-        }
-        (_, Some(lines)) => {
-            vzplan::memory::source_from_lines(lines.iter().map(String::as_str), scan.io.clone())
-        }
-        (paths, None) => Source::Scan {
-            inputs: Inputs::new(paths.unwrap_or_default()),
-            options: scan,
-        },
-    };
-    let plan_opts = opts.plan_options();
-    let templates = !opts.no_templates;
-    let refs_out = output.map(|o| RefsOutput {
-        zarr_json: opts.zarr_json_for(Some(&o)),
-        refs: o.into(),
-        templates,
-    });
-    let icechunk = match &opts.icechunk {
-        Some(repo) => Some(Arc::new(
-            vzplan::IcechunkOutput::new(repo, &opts.branch, opts.io()).map_err(to_py)?,
-        )),
-        None => None,
-    };
-    let force = opts.force;
-    let sources_under = opts.sources_under.clone();
-    let sources_named = opts.sources_named.clone();
-    let r = detached(py, &cancel, move || {
-        let (plan, committed) = if build {
-            let mut outputs: Vec<Box<dyn vzplan::Output>> = Vec::new();
-            outputs.extend(refs_out.map(|r| Box::new(r) as Box<dyn vzplan::Output>));
-            outputs.extend(
-                icechunk
-                    .clone()
-                    .map(|i| Box::new(i) as Box<dyn vzplan::Output>),
-            );
-            let b = BuildOptions {
-                plan: plan_opts,
-                outputs,
-                force,
-                keep_layouts: kept.clone(),
-                sources_under,
-                sources_named,
-            };
-            let plan = match (&kept, append) {
-                (Some(k), true) => vzplan::append(k, &source, b, &vzplan::NoProgress)?.plan,
-                _ => vzplan::build(&source, &b, &vzplan::NoProgress)?.plan,
-            };
-            let committed = icechunk.as_ref().and_then(|i| {
-                let c = i.committed()?;
-                Some(serde_json::json!({
-                    "repository": i.target.display(),
-                    "branch": c.branch,
-                    "snapshot": c.snapshot,
-                    "created": c.created,
-                    "virtual_refs": c.virtual_refs,
-                    "native_chunks": c.native_chunks,
-                    "virtual_chunk_containers": c.containers,
-                }))
-            });
-            (plan, committed)
+    let mut req = options::request(py, options, Which::Build)?;
+    req.inputs = paths.unwrap_or_default();
+    req.layout_lines = layouts;
+    req.output = output.map(Into::into);
+    req.in_memory = in_memory;
+    let cancel = cancel_of(&req);
+    let r = detached(py, &cancel, move || -> Result<RunResult, Error> {
+        let (plan, report, code) = if build {
+            let built = vzplan::run::build(&req, append, &vzplan::NoProgress)?;
+            let report = built.json(Shell::Python);
+            let code = built.exit_code();
+            (built.report.plan, report, code)
         } else {
-            (
-                vzplan::plan(&source, &plan_opts, &vzplan::NoProgress)?,
-                None,
-            )
+            let plan = vzplan::run::plan(&req, &vzplan::NoProgress)?;
+            let report = vzplan::run::worded(vzplan::report::json(&plan), Shell::Python);
+            let code = vzplan::run::exit_code(&plan);
+            (plan, report, code)
         };
-        let mut report = vzplan::report::json(&plan);
-        if let (Some(c), Some(o)) = (committed, report.as_object_mut()) {
-            o.insert("icechunk".into(), c);
-        }
-        let report = serde_json::to_string(&report)?;
-        let code = u8::from(plan.incomplete()) * 3;
-        let bytes = if in_memory {
-            Some((
-                vzplan::memory::refs_bytes(&plan, templates)?,
+        let bytes = match in_memory {
+            true => Some((
+                vzplan::memory::refs_bytes(&plan, !req.no_templates)?,
                 vzplan::memory::zarr_json_bytes(&plan)?,
-            ))
-        } else {
-            None
+            )),
+            false => None,
         };
-        Ok::<_, Error>((report, code, bytes))
+        Ok((serde_json::to_string(&report)?, code, bytes))
     })?;
-    let r = r.map(|(report, code, bytes)| {
-        let (refs, zarr) = match bytes {
-            Some((r, z)) => (
-                Some(PyBytes::new(py, &r).unbind()),
-                Some(PyBytes::new(py, &z).unbind()),
-            ),
-            None => (None, None),
-        };
-        (report, code, refs, zarr)
-            .into_pyobject(py)
-            .map(|t| t.into_any().unbind())
-    });
-    r.map_err(|e| raise(py, e))?
+    let (report, code, bytes) = r.map_err(|e| raise(py, e))?;
+    let (refs, zarr) = match bytes {
+        Some((r, z)) => (
+            Some(PyBytes::new(py, &r).unbind()),
+            Some(PyBytes::new(py, &z).unbind()),
+        ),
+        None => (None, None),
+    };
+    Ok((report, code, refs, zarr)
+        .into_pyobject(py)?
+        .into_any()
+        .unbind())
 }
 
 #[pymodule]

@@ -126,6 +126,15 @@ pub fn sniff(head: &[u8]) -> bool {
     )
 }
 
+/// The file's variant from its first bytes: `TIFF` or `BigTIFF`.
+pub fn describe_header(head: &[u8]) -> Option<String> {
+    match head.get(2..4)? {
+        [42, 0] | [0, 42] => Some("TIFF".into()),
+        [43, 0] | [0, 43] => Some("BigTIFF".into()),
+        _ => None,
+    }
+}
+
 /// Reads one TIFF file's layout with the default [`Options`].
 pub fn read_layout(r: &dyn RangeRead) -> Result<SourceLayout, ReadError> {
     read_layout_with(r, &Options::default())
@@ -285,7 +294,8 @@ pub fn read_layout_with(r: &dyn RangeRead, opts: &Options) -> Result<SourceLayou
         size: meta.size,
         etag: meta.etag.clone(),
         mtime: meta.mtime.clone(),
-        format: Format::Tiff,
+        format: Format::TIFF,
+        rewriter: Default::default(),
         attrs: Default::default(),
         groups: Vec::new(),
         arrays,

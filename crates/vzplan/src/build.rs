@@ -90,27 +90,6 @@ pub struct BuildReport {
     /// Chunks re-encoded inline by `patch`, and their inline bytes.
     pub patched_chunks: usize,
     pub patched_bytes: u64,
-    /// What is left of the layouts once planned, freed with the report (held, never read).
-    #[allow(dead_code)]
-    spent: Spent,
-}
-
-impl BuildReport {
-    /// Ends the report without freeing it: for a process about to exit (the CLI), which would
-    /// otherwise free every file's attributes and names one by one for nothing.
-    pub fn leave_to_exit(self) {
-        std::mem::forget(self);
-    }
-}
-
-/// The layouts' remains after planning (attributes, names, codecs: small allocations by the
-/// thousand). Held by the [`BuildReport`] so that the caller decides when they are freed.
-struct Spent(Vec<SourceLayout>);
-
-impl std::fmt::Debug for Spent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} layouts", self.0.len())
-    }
 }
 
 /// Layouts and failures, from scanning or from layout files.
@@ -237,12 +216,11 @@ fn check_names(layouts: &[SourceLayout], opts: &PlanOptions) -> Result<(), Error
 }
 
 /// Plans gathered layouts (no output written).
-/// The plan, and what is left of the layouts ([`vzplan_plan::plan_keeping`]).
 fn plan_layouts(
     layouts: Vec<SourceLayout>,
     failures: Vec<ScanFailure>,
     opts: &PlanOptions,
-) -> Result<(Plan, Vec<SourceLayout>), Error> {
+) -> Result<Plan, Error> {
     if layouts.is_empty() {
         return Err(Error::NothingRead { failures });
     }
@@ -259,7 +237,7 @@ fn plan_layouts(
             .transpose()?,
         patch: opts.patch,
     };
-    Ok(vzplan_plan::plan_keeping(layouts, &failures, &planner))
+    Ok(vzplan_plan::plan(layouts, &failures, &planner))
 }
 
 /// Gathers the layouts and plans them (and writes the HTML page when asked).
@@ -276,7 +254,7 @@ pub fn plan(
         write::guard(&h.targets(), false, &write::unknown(read))?;
         h.axes = vzplan_emit::html::FileAxes::from_layouts(&g.layouts);
     }
-    let (plan, _) = plan_layouts(g.layouts, g.failures, opts)?;
+    let plan = plan_layouts(g.layouts, g.failures, opts)?;
     if let Some(h) = &html {
         h.write(&plan)?;
     }
@@ -369,7 +347,7 @@ pub(crate) fn build_kept(
     if let Some(h) = &mut html {
         h.axes = vzplan_emit::html::FileAxes::from_layouts(&g.layouts);
     }
-    let (mut plan, spent) = plan_layouts(g.layouts, g.failures, &opts.plan)?;
+    let mut plan = plan_layouts(g.layouts, g.failures, &opts.plan)?;
     // The page shows the plan before patching; it is renamed into place with the other outputs.
     let page = match &html {
         Some(h) => h.stage(&plan)?,
@@ -389,7 +367,6 @@ pub(crate) fn build_kept(
         plan,
         patched_chunks,
         patched_bytes,
-        spent: Spent(spent),
     })
 }
 

@@ -8,6 +8,24 @@ use vzplan_plan::{Plan, ScanFailure};
 pub enum Error {
     #[error("no inputs given")]
     NoInputs,
+    /// Two options that cannot go together (named as flags; see [`crate::Shell`]).
+    #[error("give either {a} or {b}, not both")]
+    Conflict { a: &'static str, b: &'static str },
+    /// An option that means something only with another.
+    #[error("{option} goes with {needs}")]
+    Needs {
+        option: &'static str,
+        needs: &'static str,
+    },
+    /// A build or append with nowhere to write.
+    #[error("the output is required: --output OUT.json (or --icechunk REPO)")]
+    NoOutput,
+    /// An option whose value cannot mean anything.
+    #[error("{option}: {reason}")]
+    Invalid {
+        option: &'static str,
+        reason: &'static str,
+    },
     #[error("give either INPUTS or --from-layouts, not both")]
     InputsAndLayouts,
     #[error(transparent)]
@@ -108,6 +126,19 @@ pub enum Error {
     },
 }
 
+impl From<vzplan_io::SettingError> for Error {
+    fn from(e: vzplan_io::SettingError) -> Self {
+        let option = match e.setting {
+            "timeout_secs" => "--io-timeout",
+            _ => e.setting,
+        };
+        Error::Invalid {
+            option,
+            reason: e.reason,
+        }
+    }
+}
+
 /// Names from files, listed for a message (each [`shown`]).
 fn names(v: &[String]) -> String {
     v.iter().map(|n| shown(n)).collect::<Vec<_>>().join(", ")
@@ -166,6 +197,10 @@ impl Error {
         }
         match self {
             Error::NoInputs
+            | Error::Conflict { .. }
+            | Error::Needs { .. }
+            | Error::NoOutput
+            | Error::Invalid { .. }
             | Error::InputsAndLayouts
             | Error::Shard(_)
             | Error::Prefix(_)

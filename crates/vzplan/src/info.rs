@@ -81,7 +81,7 @@ pub enum InfoError {
 pub fn info(url_or_path: &str, opts: &ScanOptions) -> Result<FileInfo, InfoError> {
     let r = vzplan_io::open(url_or_path, &opts.io)?;
     let layout = scan_one(r.as_ref(), opts)?;
-    let version = header_version(r.as_ref(), layout.format);
+    let version = header_version(r.as_ref(), &layout.format);
     Ok(FileInfo::from_layout(&layout, version))
 }
 
@@ -92,7 +92,7 @@ impl FileInfo {
         FileInfo {
             url: l.url.clone(),
             size: l.size,
-            format: l.format,
+            format: l.format.clone(),
             version,
             variables,
             problems: l
@@ -165,38 +165,10 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// The format variant from the header bytes; `None` when they are not as expected.
-fn header_version(r: &dyn RangeRead, format: Format) -> Option<String> {
-    let head = r.read_at(0, r.size().min(16)).ok()?;
-    match format {
-        Format::Netcdf3 => match head.get(..4)? {
-            b"CDF\x01" => Some("netCDF classic CDF-1".into()),
-            b"CDF\x02" => Some("netCDF 64-bit offset CDF-2".into()),
-            b"CDF\x05" => Some("netCDF 64-bit data CDF-5".into()),
-            _ => None,
-        },
-        Format::Hdf5 => hdf5_superblock(r),
-        Format::Tiff => match head.get(2..4)? {
-            [42, 0] | [0, 42] => Some("TIFF".into()),
-            [43, 0] | [0, 43] => Some("BigTIFF".into()),
-            _ => None,
-        },
-    }
-}
-
-/// HDF5's signature sits at 0, 512, 1024, 2048… (a user block before it); the superblock version
-/// is the byte after the 8-byte signature.
-fn hdf5_superblock(r: &dyn RangeRead) -> Option<String> {
-    const SIG: &[u8] = b"\x89HDF\r\n\x1a\n";
-    let mut at = 0u64;
-    while at + 9 <= r.size() {
-        let b = r.read_at(at, 9).ok()?;
-        if b.starts_with(SIG) {
-            return b.get(8).map(|v| format!("HDF5 superblock v{v}"));
-        }
-        at = if at == 0 { 512 } else { at * 2 };
-    }
-    None
+/// The format variant from the file's header, as its reader describes it; `None` when the
+/// header is not where expected.
+fn header_version(r: &dyn RangeRead, format: &Format) -> Option<String> {
+    crate::formats::reader(format.as_str())?.describe_header(r)
 }
 
 /// The text form: a header line per file, then one block per variable.
@@ -206,9 +178,9 @@ pub fn text(f: &FileInfo) -> String {
     let version = f.version.as_deref().unwrap_or("version unknown");
     let _ = writeln!(
         s,
-        "{}  ({:?}, {version}, {} bytes)",
+        "{}  ({}, {version}, {} bytes)",
         shown(&f.url),
-        f.format,
+        crate::formats::reader(f.format.as_str()).map_or(f.format.as_str(), |r| r.kind()),
         f.size
     );
     for v in &f.variables {

@@ -178,8 +178,17 @@ pub(crate) fn take(line: &[u8]) -> Result<Line, BadLine> {
         Ok(text) => serde_json::from_str(text),
         Err(_) => serde_json::from_slice(line),
     };
-    let l: SourceLayout = parsed?;
+    let mut l: SourceLayout = parsed?;
     vzplan_io::check_source_url(&l.url)?;
+    // The tools that rewrite the file are its format's reader's (a line does not carry them).
+    let Some(reader) = crate::formats::reader(l.format.as_str()) else {
+        return Err(BadLine::Field {
+            field: "format",
+            value: l.format.as_str().chars().take(64).collect(),
+            what: "a format vzplan reads",
+        });
+    };
+    l.rewriter = reader.rewriter(&l.url);
     if let Some(t) = l.mtime.as_deref().filter(|t| !vzplan_io::valid_mtime(t)) {
         return Err(BadLine::Field {
             field: "mtime",

@@ -26,7 +26,10 @@ pub mod memory;
 pub mod named;
 pub mod outputs;
 mod progress;
+pub mod request;
+pub mod run;
 pub mod scan;
+pub mod shell;
 mod together;
 pub mod verify;
 
@@ -40,14 +43,17 @@ pub use inputs::{Input, InputError, Inputs, Shard, ShardError};
 pub use named::{Named, PrefixError};
 pub use outputs::{HtmlReport, Output, RefsOutput};
 pub use progress::{NoProgress, Progress, ProgressSink};
+pub use request::{Destinations, Keep, Request, DEFAULT_BRANCH};
 pub use scan::{scan, FileError, ScanOptions, Scanned};
+pub use shell::{Opt, Shell};
 pub use verify::{verify, VerifyReport};
 
 // The types callers need to configure a run and read its result, so that they depend on this
 // crate only.
 pub use vzplan_core::{text, SourceLayout};
 pub use vzplan_io::{
-    redact, redact_text, CacheConfig, IoError, IoOptions, ObjectMeta, RangeRead, Stats,
+    redact, redact_text, CacheConfig, IoError, IoOptions, IoSettings, ObjectMeta, RangeRead, Stats,
+    DEFAULT_BLOCK_SIZE, DEFAULT_FIRST_READ, DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECS,
 };
 pub use vzplan_plan::{Plan, ScanFailure};
 

@@ -53,7 +53,7 @@ pub(crate) fn concatenated(
             url: &layouts[src].url,
             target: Target {
                 url: &layouts[src].url,
-                format: layouts[src].format,
+                rewriter: layouts[src].rewriter,
             },
             a,
             k,

@@ -108,7 +108,7 @@ fn unsupported(path: &str, layouts: &[SourceLayout], findings: &mut Vec<Finding>
 pub(crate) fn unsupported_finding(l: &SourceLayout, path: &str, pr: &ArrayProblem) -> Finding {
     let t = fix::Target {
         url: &l.url,
-        format: l.format,
+        rewriter: l.rewriter,
     };
     Finding::error(FindingKind::Unsupported, pr.reason.clone())
         .file(&l.url)

@@ -52,7 +52,7 @@ pub(super) fn tiles<'a>(
                 }),
                 dropped: HashSet::new(),
                 covered: false,
-                format: layouts[src].format,
+                rewriter: layouts[src].rewriter,
             })
         })
         .collect()

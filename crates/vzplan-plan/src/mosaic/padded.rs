@@ -9,7 +9,7 @@ use super::view::TileStatus;
 use crate::fix::{self, Target};
 use crate::{Finding, FindingKind, Severity};
 use std::collections::BTreeMap;
-use vzplan_core::{DataRef, Format};
+use vzplan_core::{DataRef, Rewriter};
 
 /// Per axis, the chunk edges of the combined grid; per tile and axis, whether its last block is
 /// referenced as a byte prefix.
@@ -129,10 +129,10 @@ impl Mosaic<'_, '_> {
 fn strips_fix(t: &Tile, rows: u64, n: u64, d: &str) -> String {
     let target = Target {
         url: t.url,
-        format: t.format,
+        rewriter: t.rewriter,
     };
-    let cmd = match t.format {
-        Format::Tiff => target.command(
+    let cmd = match t.rewriter {
+        Rewriter::Gdal => target.command(
             &format!("gdal_translate -co TILED=NO -co BLOCKYSIZE={rows}"),
             "strips",
         ),

@@ -120,7 +120,7 @@ pub(super) fn suggest_rewrite(
         let f = display_file(t.url);
         let target = Target {
             url: t.url,
-            format: t.format,
+            rewriter: t.rewriter,
         };
         names.push(format!(
             "{} ({}×{} blocks)",

@@ -4,7 +4,7 @@ use super::*;
 use serde_json::{json, Map};
 use vzplan_core::{
     ArrayLayout, AxisEdges, ChunkData, ChunkEntry, ChunkTable, DType, Dim, EdgeStorage, Endian,
-    Format, Kind,
+    Format, Kind, Rewriter,
 };
 
 const U2: DType = DType::new(Kind::UInt, 2, Endian::Little);
@@ -75,7 +75,8 @@ fn tile(
         size: 1 << 24,
         etag: None,
         mtime: None,
-        format: Format::Tiff,
+        format: Format::TIFF,
+        rewriter: Rewriter::Gdal,
         attrs: Map::new(),
         groups: vec![],
         arrays: vec![a],

@@ -39,8 +39,8 @@ pub(super) struct Tile<'a> {
     /// Blocks (tile grid, rows × columns) dropped in favour of later tiles.
     pub(super) dropped: HashSet<[u64; 2]>,
     pub(super) covered: bool,
-    /// The file's format, for fixes.
-    pub(super) format: vzplan_core::Format,
+    /// The tools that rewrite the file, for fixes.
+    pub(super) rewriter: vzplan_core::Rewriter,
 }
 
 impl Tile<'_> {

@@ -4,7 +4,7 @@
 
 use crate::fix::Target;
 use crate::{Finding, FindingKind, Severity};
-use vzplan_core::{ArrayLayout, Chunk, ChunkList, Format};
+use vzplan_core::{ArrayLayout, Chunk, ChunkList};
 
 /// Checks masks and returns the entry list's problems as findings.
 pub(crate) fn check_masks(
@@ -46,7 +46,7 @@ pub(crate) fn check_masks_or_patch(
         // Filter masks exist only in HDF5 chunk indexes.
         let t = Target {
             url,
-            format: Format::Hdf5,
+            rewriter: vzplan_core::Rewriter::H5repack,
         };
         findings.push(
             Finding::error(

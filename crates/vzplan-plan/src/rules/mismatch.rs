@@ -33,7 +33,7 @@ pub(crate) fn check(
         };
         let t = Target {
             url: &layouts[i].url,
-            format: layouts[i].format,
+            rewriter: layouts[i].rewriter,
         };
         let fix = match what {
             Diff::Chunks => {

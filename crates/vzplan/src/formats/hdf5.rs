@@ -1,7 +1,7 @@
 //! HDF5 and netCDF-4, read by `vzplan-hdf5`.
 
 use super::{words, FormatError, FormatReader, ReadOptions};
-use vzplan_core::SourceLayout;
+use vzplan_core::{Rewriter, SourceLayout};
 use vzplan_io::RangeRead;
 
 pub struct Hdf5;
@@ -9,6 +9,25 @@ pub struct Hdf5;
 impl FormatReader for Hdf5 {
     fn name(&self) -> &'static str {
         "hdf5"
+    }
+
+    fn kind(&self) -> &'static str {
+        "HDF5"
+    }
+
+    fn describe_header(&self, r: &dyn RangeRead) -> Option<String> {
+        vzplan_hdf5::describe_header(r)
+    }
+
+    /// netCDF-4 files are HDF5; nccopy keeps their netCDF view intact, so a file named like one
+    /// is rewritten with it, any other with h5repack.
+    fn rewriter(&self, url: &str) -> Rewriter {
+        let lower = url.to_ascii_lowercase();
+        let netcdf = [".nc", ".nc4", ".cdf", ".netcdf"];
+        match netcdf.iter().any(|e| lower.ends_with(e)) {
+            true => Rewriter::Nccopy,
+            false => Rewriter::H5repack,
+        }
     }
 
     fn sniff(&self, head: &[u8]) -> bool {

@@ -1,7 +1,10 @@
-//! File formats: one [`FormatReader`] per format, tried in the order of [`FORMATS`].
+//! File formats: one [`FormatReader`] per format, tried in the order of [`FORMATS`]. Everything
+//! the rest of vzplan knows about a format comes from its reader: its name (the `format` of a
+//! layout), the word messages call it by, how its header is described (`vzplan info`), and the
+//! tools that rewrite its files (the commands of fixes).
 //!
-//! To add a format: copy one of the files here (e.g. `tiff.rs`) to `<x>.rs`, implement the trait
-//! over the new reader crate, and add one line to [`FORMATS`].
+//! To add a format: its reader crate, a file here implementing the trait over it (copy
+//! `tiff.rs`), and one line in [`FORMATS`] (docs/architecture.md has the steps).
 
 mod hdf5;
 mod netcdf3;
@@ -40,10 +43,10 @@ pub enum FormatError {
     Reader(Box<dyn std::error::Error + Send + Sync>),
     #[error("{url}: empty file")]
     Empty { url: String },
-    #[error("{url}: not a netCDF, HDF5 or TIFF file (unknown signature {signature:02x?})")]
+    #[error("{url}: not a {} file (unknown signature {signature:02x?})", kinds())]
     Unknown { url: String, signature: Vec<u8> },
     /// No reader takes it, and its first bytes are those of a well-known format (or text).
-    #[error("{url}: not a netCDF, HDF5 or TIFF file: it starts like {what}")]
+    #[error("{url}: not a {} file: it starts like {what}", kinds())]
     LooksLike { url: String, what: &'static str },
     /// A read ran past the end of the file, not far: the file was cut short.
     #[error(
@@ -88,8 +91,14 @@ impl FormatError {
 
 /// One file format.
 pub trait FormatReader: Sync {
-    /// Short name ("netcdf3", "tiff", "hdf5").
+    /// Short name, the `format` of its layouts ("netcdf3", "tiff", "hdf5").
     fn name(&self) -> &'static str;
+    /// What a person calls such a file ("netCDF", "HDF5", "TIFF").
+    fn kind(&self) -> &'static str;
+    /// The variant of a file of this format, from its header (`HDF5 superblock v2`, `BigTIFF`).
+    fn describe_header(&self, r: &dyn RangeRead) -> Option<String>;
+    /// The tools that rewrite the file at `url` (the commands of a finding's fix).
+    fn rewriter(&self, url: &str) -> vzplan_core::Rewriter;
     /// Whether the first [`HEAD_BYTES`] bytes (fewer for a short file) carry the signature.
     fn sniff(&self, head: &[u8]) -> bool;
     /// Reads the file's layout.
@@ -101,9 +110,24 @@ pub trait FormatReader: Sync {
     }
 }
 
-/// Every format, in the order they are tried. HDF5 last: its signature can sit after a user
-/// block, so it is also tried on files whose head nothing recognised.
-pub static FORMATS: &[&dyn FormatReader] = &[&netcdf3::NetCdf3, &tiff::Tiff, &hdf5::Hdf5];
+/// Every format. Their signatures differ, so the first whose [`FormatReader::sniff`] matches a
+/// file's head reads it; a format whose signature can sit later (HDF5, after a user block) is
+/// also tried on files whose head nothing recognised.
+pub static FORMATS: &[&dyn FormatReader] = &[&netcdf3::NetCdf3, &hdf5::Hdf5, &tiff::Tiff];
+
+/// The reader of layouts whose `format` is `name`.
+pub fn reader(name: &str) -> Option<&'static dyn FormatReader> {
+    FORMATS.iter().copied().find(|f| f.name() == name)
+}
+
+/// Every format's word, as messages list them: `netCDF, HDF5 or TIFF`.
+pub fn kinds() -> String {
+    let words: Vec<&str> = FORMATS.iter().map(|f| f.kind()).collect();
+    match words.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => words.concat(),
+    }
+}
 
 /// Reads one file's layout with the first format that recognises it.
 pub fn read_layout(r: &dyn RangeRead, opts: &ReadOptions) -> Result<SourceLayout, FormatError> {
@@ -117,12 +141,16 @@ pub fn read_layout_with(
     opts: &ReadOptions,
 ) -> Result<SourceLayout, FormatError> {
     let head = r.read_at(0, r.size().min(HEAD_BYTES))?;
+    let with_rewriter = |f: &dyn FormatReader, mut l: SourceLayout| {
+        l.rewriter = f.rewriter(&l.url);
+        l
+    };
     if let Some(f) = formats.iter().find(|f| f.sniff(&head)) {
-        return f.read(r, opts);
+        return f.read(r, opts).map(|l| with_rewriter(*f, l));
     }
     for f in formats.iter().filter(|f| f.signature_may_be_later()) {
         if let Ok(l) = f.read(r, opts) {
-            return Ok(l);
+            return Ok(with_rewriter(*f, l));
         }
     }
     if head.is_empty() {

@@ -1,7 +1,7 @@
 //! netCDF classic (CDF-1, CDF-2, CDF-5), read by `vzplan-netcdf3`.
 
 use super::{words, FormatError, FormatReader, ReadOptions};
-use vzplan_core::SourceLayout;
+use vzplan_core::{Rewriter, SourceLayout};
 use vzplan_io::RangeRead;
 
 pub struct NetCdf3;
@@ -9,6 +9,18 @@ pub struct NetCdf3;
 impl FormatReader for NetCdf3 {
     fn name(&self) -> &'static str {
         "netcdf3"
+    }
+
+    fn kind(&self) -> &'static str {
+        "netCDF"
+    }
+
+    fn describe_header(&self, r: &dyn RangeRead) -> Option<String> {
+        vzplan_netcdf3::describe_header(&r.read_at(0, r.size().min(16)).ok()?)
+    }
+
+    fn rewriter(&self, _: &str) -> Rewriter {
+        Rewriter::Nccopy
     }
 
     fn sniff(&self, head: &[u8]) -> bool {

@@ -1,7 +1,7 @@
 //! TIFF, BigTIFF and COG, read by `vzplan-tiff`.
 
 use super::{words, FormatError, FormatReader, ReadOptions};
-use vzplan_core::SourceLayout;
+use vzplan_core::{Rewriter, SourceLayout};
 use vzplan_io::RangeRead;
 
 pub struct Tiff;
@@ -9,6 +9,18 @@ pub struct Tiff;
 impl FormatReader for Tiff {
     fn name(&self) -> &'static str {
         "tiff"
+    }
+
+    fn kind(&self) -> &'static str {
+        "TIFF"
+    }
+
+    fn describe_header(&self, r: &dyn RangeRead) -> Option<String> {
+        vzplan_tiff::describe_header(&r.read_at(0, r.size().min(16)).ok()?)
+    }
+
+    fn rewriter(&self, _: &str) -> Rewriter {
+        Rewriter::Gdal
     }
 
     fn sniff(&self, head: &[u8]) -> bool {
