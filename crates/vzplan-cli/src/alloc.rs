@@ -1,13 +1,12 @@
 //! The binary's global allocator: mimalloc v2 without transparent huge pages, in place of glibc's
-//! malloc. A scan makes ~550 allocations a small file, and glibc's free and consolidation were a
-//! third of its instructions. Measured (issue 13, README "Fifth round"): 1,000 small files −23 %
-//! CPU; 10 M refs from layouts the same CPU, 348 → 412 MiB. With huge pages (mimalloc's default)
-//! the 10 M build zeroed 2 MiB pages it barely used (+1 s of system time); v3 kept more
-//! (839 MiB). The library and the Python package leave the allocator to their host.
+//! malloc. A scan makes hundreds of small allocations a file, and glibc's free and consolidation
+//! dominate that; mimalloc's thread-local free lists do not. Huge pages (mimalloc's default) make a
+//! large build zero 2 MiB pages it barely uses, and v3 keeps more memory (docs/benchmarks.md).
+//! The library and the Python package leave the allocator to their host.
 //!
 //! Over `libmimalloc-sys` rather than the `mimalloc` crate, whose allocator sends every request
 //! through mimalloc's `_aligned` entry points: they look up the size class and test the free
-//! block's address on each call (3 % of a small-file scan's instructions). Every mimalloc block is
+//! block's address on each call, on every one of a scan's allocations. Every mimalloc block is
 //! at least word-aligned (block sizes are whole words, pages start word-aligned), so a request for
 //! at most word alignment takes the plain entry points, as Rust's own `System` allocator does
 //! with glibc's `malloc`. (Not so with `libmimalloc-sys`'s `debug` feature, whose guarded pages

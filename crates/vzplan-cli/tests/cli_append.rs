@@ -1,4 +1,4 @@
-//! `vzplan append` (issue 10): a collection built with `--keep-layouts` from its first files, then
+//! `vzplan append`: a collection built with `--keep-layouts` from its first files, then
 //! appended the rest, is byte for byte what `build` of all the files writes — refs.json, zarr.json
 //! and the kept layouts — on every kind of collection that concatenates; a collection built
 //! without kept layouts is refused, saying how to make it appendable.

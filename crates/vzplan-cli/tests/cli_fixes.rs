@@ -1,4 +1,4 @@
-//! Every error or warning finding carries a fix a scientist can run (issue 14): over every shipped
+//! Every error or warning finding carries a fix a scientist can run: over every shipped
 //! collection and mosaic case (plus the bad inputs among them), `plan --json` has a non-empty `fix`
 //! on each, and no fix is a template (`in.nc out.nc`): rewrite commands name the real file and an
 //! output beside it.

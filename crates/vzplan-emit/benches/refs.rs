@@ -1,10 +1,10 @@
-//! Micro-benchmark: writing refs.json, per million references (issue 13).
+//! Micro-benchmark: writing refs.json, per million references.
 //!
 //!     cargo bench -p vzplan-emit --bench refs
 //!
 //! One array of `n` chunk references (a 1,000-file stack of `n / 1000` time steps each, keys
 //! `tas/c/f/t/0/0`, templates on) written to a sink, so only emission is timed, not the disk.
-//! Not run in CI (compiled by `--all-targets`); figures go to the README ("Measured").
+//! Not run in CI (compiled by `--all-targets`); figures go to docs/benchmarks.md.
 
 use divan::counter::ItemsCount;
 use vzplan_core::{AxisEdges, ChunkData, ChunkList, Codec, DType, Endian, Kind};

@@ -140,7 +140,7 @@ fn write_array(
         json_str(&meta)
     )?;
     // References go into one buffer (`RefBuf`), written out every MiB: no allocation and no
-    // call through `w` per reference (issue 13). JSON escapes character by character, so the quoted
+    // call through `w` per reference. JSON escapes character by character, so the quoted
     // key is the quoted `{path}/c` prefix plus the (digit-only) index.
     // The constant pieces joined ahead (`,\n"path/c` here, `":[URL,` per source): fewer copies
     // per reference.

@@ -373,8 +373,8 @@ impl<A: Serialize> Serialize for Group<A> {
 }
 
 /// [`root_attrs`] without building it: the provenance lists every source (a string and a map
-/// per file), and as a `Value` tree it was built twice per run and serialized twice, ~3 % of a
-/// small-file build (issue 13). Key order as `Map::insert` gives it: the sources' attributes in
+/// per file), and as a `Value` tree it would be built and serialized twice per run. Key order as
+/// `Map::insert` gives it: the sources' attributes in
 /// their order, `vzplan` in place of one of theirs of that name, else last.
 struct RootAttrs<'a>(&'a Plan);
 

@@ -1,11 +1,11 @@
-//! Micro-benchmark: walking each kind of HDF5 chunk index, per chunk (issue 13).
+//! Micro-benchmark: walking each kind of HDF5 chunk index, per chunk.
 //!
 //!     cargo bench -p vzplan-hdf5 --bench index
 //!
 //! Reads the layout of `testdata/hdf5/bench/<kind>.h5` (4,096 one-element chunks each, written by
 //! h5py: `scripts/fixtures_hdf5_index_bench.py`) from memory, so the index walk is timed, not the
 //! disk; divan's items/s is chunks per second. Not run in CI (compiled by `--all-targets`);
-//! figures go to the README ("Measured").
+//! figures go to docs/benchmarks.md.
 
 use divan::counter::ItemsCount;
 use vzplan_io::MemObject;

@@ -32,8 +32,8 @@ impl Msg<'_> {
 }
 
 /// Where a message lies: its header's block `block`, bytes `at..at + len`. Positions rather than
-/// `Bytes` slices: a netCDF-4 file has ~80 messages, and each slice's reference count is an
-/// atomic add and subtract (4–5 % of a small file's scan, `perf`).
+/// `Bytes` slices: a netCDF-4 file has ~80 messages, and each slice's reference count would be
+/// an atomic add and subtract.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     mtype: u16,

@@ -42,7 +42,7 @@ impl CacheConfig {
     /// For local files, where a read costs a system call and a copy of every byte: blocks of a
     /// page or so, and a first read that holds a typical superblock and root object header; a
     /// file of up to 64 KiB in one read (a copy of 64 KiB costs less than three more reads).
-    /// Measured on 1,000 small netCDF-4 files (README, "Measured").
+    /// Measured on 1,000 small netCDF-4 files (docs/benchmarks.md).
     pub fn local() -> Self {
         CacheConfig {
             block_size: 4 * 1024,
@@ -64,8 +64,8 @@ pub struct CachedReader {
     cfg: CacheConfig,
     blocks: Mutex<Cache>,
     /// A file of up to [`CacheConfig::whole_file`] bytes, read whole by the first read: every
-    /// read is then a slice of it, with no lock, block lookup or block walk (those had cost a
-    /// small netCDF-4 file's scan ~14 % of its instructions, issue 13).
+    /// read is then a slice of it, with no lock, block lookup or block walk, which would be a
+    /// large part of a small file's scan.
     whole: OnceLock<bytes::Bytes>,
 }
 

@@ -8,7 +8,7 @@
 //! what keeps a netCDF-4 file at a handful of requests on object storage. Local files get a small
 //! cache instead ([`CacheConfig::local`]: 4 KiB blocks, a 16 KiB first read, files of up to 64 KiB
 //! in one read, batches read as asked): a `pread` costs a
-//! system call, not a round trip, so reading 640 KiB to save two of them is a loss (issue 13).
+//! system call, not a round trip, so reading 640 KiB to save two of them is a loss.
 //!
 //! Backends: [`LocalFile`] (`pread`), [`ObjectReader`] (S3, GCS, Azure, HTTP through `object_store`,
 //! with retries, timeouts and request counting; see [`remote`]) and [`MemObject`]. [`open`] picks
@@ -238,7 +238,7 @@ impl RangeRead for LocalFile {
 }
 
 /// `len` bytes at `offset`, read into fresh memory without zeroing it first: zeroing a buffer
-/// the kernel then overwrites cost ~6 % of a scan of small files (callgrind). A file that ends
+/// the kernel then overwrites is a pass over every byte read for nothing. A file that ends
 /// early (truncated since it was opened) is an `UnexpectedEof`, as `read_exact_at` reports it.
 fn pread_exact(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
     use std::os::fd::AsRawFd;

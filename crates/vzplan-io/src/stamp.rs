@@ -11,8 +11,8 @@ pub(crate) fn rfc3339(t: std::time::SystemTime) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
-    // Digits pushed in place: this runs once per scanned file, where `format!` cost ~3.6 k
-    // instructions (issue 13). The year is never negative: times before 1970 are 1970 here.
+    // Digits pushed in place: this runs once per scanned file, and `format!` costs thousands of
+    // instructions. The year is never negative: times before 1970 are 1970 here.
     let mut s = String::with_capacity(32);
     push_padded(&mut s, u64::try_from(y).unwrap_or(0), 4);
     for (sep, v) in [

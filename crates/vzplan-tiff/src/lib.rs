@@ -4,8 +4,8 @@
 //! Spec: TIFF Revision 6.0, <https://www.itu.int/itudoc/itu-t/com16/tiff-fx/docs/tiff6.pdf>.
 //!
 //! Specs: TIFF 6.0 (Adobe, 1992), the BigTIFF extension (libtiff `bigtiff.html`), the Cloud
-//! Optimized GeoTIFF layout (`cogeotiff/cog-spec`), GeoTIFF 1.1 (OGC 19-008r4); digest in
-//! `shared/reference/formats.md` §7.2, §4.3 (kerchunk's TIFF path) and §5.3 (virtual-tiff).
+//! Optimized GeoTIFF layout (`cogeotiff/cog-spec`), GeoTIFF 1.1 (OGC 19-008r4); what vzplan reads
+//! of them and why: docs/formats.md.
 //!
 //! # What becomes an array
 //! Every IFD of the main chain (followed until the next-IFD offset is 0; a revisited offset is a

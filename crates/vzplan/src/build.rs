@@ -112,7 +112,7 @@ struct Gathered {
 impl Gathered {
     /// Every local file read, sources and layout files, but the sources whose URL is in
     /// `checked` (a scan's inputs already guarded): no output may replace one of these. Skipped
-    /// by URL before any path is made (a path and a hash a file otherwise, issue 13).
+    /// by URL before any path is made (a path and a hash a file otherwise).
     fn read(&self, checked: &UrlSet) -> Vec<PathBuf> {
         let urls = self.layouts.iter().map(|l| &l.url);
         let urls = urls.chain(self.failures.iter().map(|f| &f.url));
@@ -458,7 +458,7 @@ fn first_checked(source: &Source, files: Option<&[Input]>) -> Vec<(PathBuf, Opti
 
 /// Paths already checked, by their bytes: a path spelled differently (`a//b`) is only checked
 /// again, never skipped. Hashing `Path`s compares them component by component, and a build
-/// looks up every file twice (issue 13).
+/// looks up every file twice.
 type PathSet<'a> = HashSet<&'a [u8], foldhash::fast::RandomState>;
 
 fn bytes(p: &Path) -> &[u8] {

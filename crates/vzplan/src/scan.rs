@@ -230,8 +230,7 @@ pub fn scan_all(inputs: &[Input], opts: &ScanOptions, progress: &dyn ProgressSin
     let jobs = jobs.clamp(1, 1024);
     // Rayon's global pool when it has the threads asked for (the default for local files): its
     // threads outlive the scan, so the layouts they built are later freed into live heaps. A pool
-    // built and dropped per scan left mimalloc the dead threads' memory to reclaim (6–7 % of a
-    // small-file build's CPU, `perf`; issue 13).
+    // built and dropped per scan would leave mimalloc the dead threads' memory to reclaim.
     let out = if rayon::current_thread_index().is_none() && rayon::current_num_threads() == jobs {
         run()
     } else {

@@ -1,4 +1,4 @@
-//! Batch trust (issue 8): one bad file never costs the good files' results, the first file is
+//! Batch trust: one bad file never costs the good files' results, the first file is
 //! not special, and every size or count in a layout is bounded before it is used.
 
 use super::*;

@@ -133,7 +133,7 @@ pub fn default_zarr_json(refs: &Path) -> Option<PathBuf> {
 
 fn stage_zarr_json(plan: &Plan, path: &Path) -> Result<Staged, Error> {
     // Formatted into memory first: the formatter's many small writes then cost a `Vec` append
-    // each, not a call through `dyn Write` (it lists every source: 2 % of a small-file build).
+    // each, not a call through `dyn Write` (it lists every source).
     write::stage(path, |w| {
         let mut doc = serde_json::to_vec_pretty(&vzplan_emit::zarr::consolidated_json(plan))?;
         doc.push(b'\n');
