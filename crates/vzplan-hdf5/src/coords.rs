@@ -5,10 +5,12 @@
 //! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
 use crate::ctx::Ctx;
-use crate::dataset::MAX_VALUES;
 use crate::messages::{Filter, Layout};
 use std::io::Read;
 use vzplan_core::{ArrayLayout, DataRef};
+
+/// Coordinate values are kept up to this many decoded bytes.
+pub const MAX_VALUES: u64 = 1 << 20;
 
 pub fn values(ctx: &Ctx, a: &ArrayLayout, lay: &Layout, filters: &[Filter]) -> Option<Vec<u8>> {
     let n = *a.shape.first()?;

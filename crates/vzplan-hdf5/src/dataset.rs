@@ -38,8 +38,6 @@ pub struct DsInfo {
 }
 
 pub const PURE_DIM: &str = "This is a netCDF dimension but not a netCDF variable";
-/// Coordinate values are kept up to this many decoded bytes.
-pub const MAX_VALUES: u64 = 1 << 20;
 
 pub fn build(
     ctx: &Ctx,

@@ -14,8 +14,8 @@
 //! sets it to `_FillValue`), else nothing known. The array is grown when those bytes are its fill
 //! value; otherwise it is left at its own length with a problem naming the cause.
 
+use crate::coords::MAX_VALUES;
 use crate::ctx::HashMap;
-use crate::dataset::MAX_VALUES;
 use vzplan_core::{ArrayLayout, ArrayProblem, ProblemKind};
 
 fn parent(path: &str) -> &str {

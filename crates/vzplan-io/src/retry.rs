@@ -6,8 +6,8 @@
 //! Retries wrap each request, not a whole reader: a batched read fetches coalesced ranges
 //! concurrently, and retrying the batch from outside would fetch again the ranges that came.
 
-use crate::remote::IoOptions;
 use crate::IoError;
+use crate::IoOptions;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 

@@ -66,6 +66,8 @@
 //! TIFF 6.0: <https://www.itu.int/itudoc/itu-t/com16/tiff-fx/docs/tiff6.pdf>
 //! GeoTIFF 1.1: <https://docs.ogc.org/is/19-008r4/19-008r4.html>
 
+mod built;
+mod codecs;
 mod geo;
 mod ifd;
 mod image;
@@ -308,7 +310,7 @@ type PageGeo = HashMap<usize, (u64, u64, serde_json::Map<String, serde_json::Val
 /// Names a built image and files it as an array (or a problem); overviews without their own
 /// georeferencing inherit their page's. Returns the array's index in `arrays`.
 fn place(
-    img: image::Built<Image>,
+    img: built::Built<Image>,
     name: String,
     parent: Option<usize>,
     arrays: &mut Vec<ArrayLayout>,
@@ -326,11 +328,11 @@ fn place(
             arrays.push(img.layout);
             Ok(Some(arrays.len() - 1))
         }
-        Err(image::NotBuilt::Problem(kind, reason)) => {
+        Err(built::NotBuilt::Problem(kind, reason)) => {
             problems.push(ArrayProblem::new(name, kind, reason));
             Ok(None)
         }
-        Err(image::NotBuilt::Rewrite {
+        Err(built::NotBuilt::Rewrite {
             kind,
             reason,
             rewrite,
@@ -338,7 +340,7 @@ fn place(
             problems.push(ArrayProblem::new(name, kind, reason).rewrite(rewrite.0, rewrite.1));
             Ok(None)
         }
-        Err(image::NotBuilt::File(e)) => Err(e),
+        Err(built::NotBuilt::File(e)) => Err(e),
     }
 }
 

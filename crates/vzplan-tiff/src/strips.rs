@@ -10,9 +10,9 @@
 //! value, so it is left out of the chunk table (a missing chunk reads as the fill value) and the
 //! image keeps short last strips.
 
+use crate::built::{Built, NotBuilt};
+use crate::codecs::compression_name;
 use crate::ifd::Tiff;
-use crate::image::compression_name;
-use crate::image::{Built, NotBuilt};
 use crate::probe;
 use vzplan_core::EdgeStorage;
 use vzplan_core::ProblemKind;

@@ -157,22 +157,6 @@ fn gather_with_inputs(
     })
 }
 
-/// Sources that could not be reached fail the run unless allowed: an outage is not a result.
-pub(crate) fn require_reachable(failures: &[ScanFailure], allow: bool) -> Result<(), Error> {
-    if allow {
-        return Ok(());
-    }
-    let sources: Vec<String> = failures
-        .iter()
-        .filter(|f| f.unreachable)
-        .map(|f| vzplan_io::redact(&f.url))
-        .collect();
-    if sources.is_empty() {
-        return Ok(());
-    }
-    Err(Error::Unreachable { sources })
-}
-
 /// `--var` and `--concat-dim` must name something some file has: checked before planning.
 fn check_names(layouts: &[SourceLayout], opts: &PlanOptions) -> Result<(), Error> {
     // Names are gathered only when there is a name to check (most builds give none), and
@@ -247,7 +231,7 @@ pub fn plan(
     progress: &dyn ProgressSink,
 ) -> Result<Plan, Error> {
     let g = gather_with_inputs(source, None, progress)?;
-    require_reachable(&g.failures, opts.allow_unreachable)?;
+    scan::reachable(&g.failures, opts.allow_unreachable)?;
     let mut html = opts.html.clone().map(HtmlReport::new);
     if let Some(h) = &mut html {
         let read = g.read(&UrlSet::default());
@@ -332,7 +316,7 @@ pub(crate) fn build_kept(
         let found = write::unknown(others.into_iter().filter(|p| !done.contains(bytes(p))));
         write::guard(&targets, opts.force, &found)?;
     }
-    require_reachable(&g.failures, opts.plan.allow_unreachable)?;
+    scan::reachable(&g.failures, opts.plan.allow_unreachable)?;
     // Kept before planning, which takes the chunk tables over; renamed first of all outputs.
     let kept = match &opts.keep_layouts {
         Some(p) => {

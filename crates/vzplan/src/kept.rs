@@ -22,8 +22,7 @@ use std::path::{Path, PathBuf};
 use vzplan_core::SourceLayout;
 use vzplan_plan::ScanFailure;
 
-/// How a kept layouts file starts.
-pub(crate) const HEADER: &[u8] = b"{\"vzplan_layouts\":";
+use crate::outputs::write::LAYOUTS_HEADER as HEADER;
 
 /// Where the kept layouts go by default: beside refs.json (`refs.json` → `refs.layouts.jsonl`).
 pub fn default_layouts(refs: &Path) -> PathBuf {

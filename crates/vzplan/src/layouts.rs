@@ -133,7 +133,7 @@ pub(crate) enum Line {
     Layout(Box<SourceLayout>),
     /// A file that failed when it was scanned.
     Failed(ScanFailure),
-    /// A kept layouts file's header ([`crate::kept`]): no file.
+    /// A kept layouts file's header: no file.
     Header,
 }
 
@@ -158,7 +158,7 @@ pub(crate) enum BadLine {
 /// untrusted (written by workers elsewhere, kept beside outputs anyone may edit): the URL passes
 /// the one source-URL check and the file's identity fields are what a scan records.
 pub(crate) fn take(line: &[u8]) -> Result<Line, BadLine> {
-    if line.starts_with(crate::kept::HEADER) {
+    if line.starts_with(crate::outputs::write::LAYOUTS_HEADER) {
         return Ok(Line::Header);
     }
     if let Some(f) = may_be_failure(line)

@@ -29,6 +29,7 @@ mod progress;
 pub mod request;
 pub mod run;
 pub mod scan;
+mod scanned;
 pub mod shell;
 mod together;
 pub mod verify;

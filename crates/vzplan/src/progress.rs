@@ -1,6 +1,6 @@
 //! Progress reports. Scanning calls the sink from its worker threads, hence `Sync`.
 
-use crate::scan::Scanned;
+use crate::scanned::Scanned;
 
 /// What happened.
 #[derive(Clone, Copy, Debug)]

@@ -8,11 +8,13 @@
 use crate::formats::{self, FormatError, ReadOptions};
 use crate::inputs::{Input, Inputs};
 use crate::progress::{Progress, ProgressSink};
+use crate::scanned::unreachable;
+pub use crate::scanned::{FileError, Scanned};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use vzplan_core::SourceLayout;
-use vzplan_io::{IoError, IoOptions, RangeRead, Stats};
+use vzplan_io::{IoOptions, RangeRead, Stats};
 use vzplan_plan::ScanFailure;
 
 /// Files in flight by default when any input is on object storage.
@@ -50,65 +52,6 @@ impl Default for ScanOptions {
             fail_fast: false,
             cancel: None,
         }
-    }
-}
-
-/// Why one file has no layout.
-#[derive(Debug, thiserror::Error)]
-pub enum FileError {
-    #[error(transparent)]
-    Open(#[from] IoError),
-    #[error(transparent)]
-    Read(#[from] FormatError),
-    /// Not scanned: an earlier file failed under `fail_fast`.
-    #[error("{0}: not scanned: an earlier file failed (--fail-fast)")]
-    NotScanned(String),
-    /// Not scanned: the same file as an earlier input (a link to it); planned once.
-    #[error("{url}: the same file as {first}")]
-    Same { url: String, first: String },
-    /// Not a regular file (left out without being opened).
-    #[error("{url}: {reason}")]
-    NotRegular { url: String, reason: String },
-    /// Read, but some of its requests failed after every retry as an outage fails: what the
-    /// reader made of the rest would be incomplete.
-    #[error("{url}: unreachable: {requests} request(s) failed after every retry")]
-    Unreachable { url: String, requests: u64 },
-}
-
-/// One scanned file.
-#[derive(Debug)]
-pub struct Scanned {
-    /// As given or listed.
-    pub input: String,
-    /// Canonical URL.
-    pub url: String,
-    pub result: Result<SourceLayout, FileError>,
-    pub stats: Stats,
-}
-
-impl Scanned {
-    /// Not scanned because an earlier file failed under `fail_fast`.
-    pub fn skipped(&self) -> bool {
-        matches!(
-            self.result,
-            Err(FileError::NotScanned(_) | FileError::Same { .. })
-        )
-    }
-
-    /// Failed because its store could not be reached (an outage), not because it is bad.
-    pub fn unreachable(&self) -> bool {
-        match &self.result {
-            Err(e) => self.stats.unreachable > 0 || unreachable(e),
-            Ok(_) => false,
-        }
-    }
-}
-
-fn unreachable(e: &FileError) -> bool {
-    match e {
-        FileError::Unreachable { .. } => true,
-        FileError::Open(e) | FileError::Read(FormatError::Io(e)) => e.is_unreachable(),
-        _ => false,
     }
 }
 
@@ -284,7 +227,23 @@ pub fn require_reachable(scanned: &[Scanned], allow: bool) -> Result<(), crate::
             unreachable: true,
         })
         .collect();
-    crate::build::require_reachable(&failures, allow)
+    reachable(&failures, allow)
+}
+
+/// Sources that could not be reached fail the run unless allowed: an outage is not a result.
+pub(crate) fn reachable(failures: &[ScanFailure], allow: bool) -> Result<(), crate::Error> {
+    if allow {
+        return Ok(());
+    }
+    let sources: Vec<String> = failures
+        .iter()
+        .filter(|f| f.unreachable)
+        .map(|f| vzplan_io::redact(&f.url))
+        .collect();
+    if sources.is_empty() {
+        return Ok(());
+    }
+    Err(crate::Error::Unreachable { sources })
 }
 
 /// Splits scan results into layouts and failures.

@@ -77,7 +77,10 @@ fn kept_ahead(kept: &Path, sources: &BTreeSet<String>) -> Option<usize> {
     let mut extra = 0;
     for line in std::io::BufReader::new(f).lines() {
         let line = line.ok()?;
-        if line.as_bytes().starts_with(crate::kept::HEADER) {
+        if line
+            .as_bytes()
+            .starts_with(crate::outputs::write::LAYOUTS_HEADER)
+        {
             continue;
         }
         // Failure lines name files that are not sources of the refs either.

@@ -3,6 +3,7 @@
 //! (`padded`), gaps and chunks (`cells`) — and, when tiles do not fit, a rewrite suggestion.
 
 use super::cells::Cells;
+pub(super) use super::state::Mosaic;
 use super::suggest::suggest_rewrite;
 use super::tile::{Ax, Tile};
 use super::view::{MosaicView, TileStatus, TileView};
@@ -10,24 +11,6 @@ use crate::rules::masks::check_masks;
 use crate::{display_file, ArrayPlan, Finding, FindingKind};
 use std::collections::{BTreeMap, HashSet};
 use vzplan_core::{ArrayLayout, SourceLayout};
-
-/// One array's mosaic while its rules run.
-pub(super) struct Mosaic<'a, 'f> {
-    pub path: &'a str,
-    /// The array's axes that are the mosaic's rows and columns.
-    pub k: [usize; 2],
-    pub dims: &'a [String; 2],
-    /// The first tile's array: what the others must agree with.
-    pub a0: &'a ArrayLayout,
-    pub tiles: Vec<Tile<'a>>,
-    pub shape: [u64; 2],
-    pub view: MosaicView,
-    /// Tiles that do not simply fit, and how.
-    pub bad: BTreeMap<usize, TileStatus>,
-    /// No error so far.
-    pub ok: bool,
-    pub findings: &'f mut Vec<Finding>,
-}
 
 /// The placed tiles of the array whose rows and columns are axes `k`: `present` are the files
 /// with the array, `offsets` where each file sits.
@@ -188,17 +171,4 @@ impl<'a, 'f> Mosaic<'a, 'f> {
             });
         }
     }
-}
-
-/// The fill value in words, for gap findings.
-pub(super) fn fill_words(a: &ArrayLayout) -> String {
-    match a.fill_value.as_deref().and_then(|f| a.dtype.decode_f64(f)) {
-        Some(v) => format!("{v}"),
-        None => "0 (none set)".to_string(),
-    }
-}
-
-/// The dimension name of an axis for messages.
-pub(super) fn axis_word(dims: &[String; 2], m: usize) -> &str {
-    &dims[m]
 }

@@ -4,9 +4,9 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use super::array::{fill_words, Mosaic};
 use super::georef::mosaic_attrs;
 use super::padded::Padding;
+use super::state::{fill_words, Mosaic};
 use super::tile::{row_bytes, Tile};
 use super::view::Rect;
 use crate::combine::place::base_plan;

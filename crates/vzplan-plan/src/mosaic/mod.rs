@@ -38,6 +38,7 @@ mod georef;
 mod layout;
 mod overlap;
 mod padded;
+mod state;
 mod suggest;
 mod tile;
 mod view;

@@ -4,7 +4,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use super::array::{axis_word, Mosaic};
+use super::state::{axis_word, Mosaic};
 use super::view::{OverlapView, TileStatus};
 use crate::{display_file, Finding, FindingKind, Severity};
 

@@ -3,7 +3,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use super::array::{axis_word, Mosaic};
+use super::state::{axis_word, Mosaic};
 use super::tile::{row_axis, row_bytes, Tile};
 use super::view::TileStatus;
 use crate::fix::{self, Target};

@@ -120,6 +120,9 @@ fn absolute(p: &Path) -> PathBuf {
     }
 }
 
+/// How a kept layouts file starts ([`crate::kept`]).
+pub(crate) const LAYOUTS_HEADER: &[u8] = b"{\"vzplan_layouts\":";
+
 /// Whether these first bytes are those of a file vzplan writes.
 fn is_vzplan_output(head: &[u8]) -> bool {
     const PREFIXES: [&[u8]; 6] = [
@@ -128,7 +131,7 @@ fn is_vzplan_output(head: &[u8]) -> bool {
         b"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>",
         b"{\"url\":\"",
         b"{\"error\":\"",
-        crate::kept::HEADER,
+        LAYOUTS_HEADER,
     ];
     head.is_empty() || PREFIXES.iter().any(|p| head.starts_with(p))
 }
