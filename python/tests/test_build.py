@@ -35,8 +35,16 @@ def test_build_equals_the_cli_byte_for_byte(case, cli, tmp_path):
     assert report.refs() == json.loads(theirs.read_text())
     cli_report = json.loads(done.stdout)
     py_report = json.loads(report.to_json())
-    for key in ("arrays", "findings", "complete", "sources", "left_out"):
+    for key in ("arrays", "complete", "sources", "left_out"):
         assert py_report[key] == cli_report[key], key
+    assert py_report["refs"] == str(ours) and report.zarr_json_path == str(tmp_path / "py.zarr.json")
+    # The same findings, their options worded as keyword arguments (patch=True, not --patch).
+    same = ("kind", "severity", "file", "array", "location")
+    assert [{k: f.get(k) for k in same} for f in py_report["findings"]] == \
+        [{k: f.get(k) for k in same} for f in cli_report["findings"]]
+    for f in py_report["findings"]:
+        for flag in ("--patch", "--sources-under", "--var", "--concat-dim", "--keep-layouts"):
+            assert flag not in json.dumps(f), f
     assert sorted(a["path"] for a in report.arrays) == sorted(case["arrays"])
     assert report.complete == (case["exit"] == 0)
 
@@ -164,7 +172,8 @@ def test_append_equals_the_cli_and_one_build(cli, tmp_path):
     assert ours.read_bytes() == theirs.read_bytes() == whole.read_bytes()
     assert (tmp_path / "py.layouts.jsonl").read_bytes() == (tmp_path / "cli.layouts.jsonl").read_bytes()
     # Without kept layouts there is nothing to append to.
-    with pytest.raises(vzplan.VzplanError, match="keep-layouts"):
+    # The message names the keyword argument, not the flag.
+    with pytest.raises(vzplan.VzplanError, match="keep_layouts"):
         vzplan.append(files[:1], output=whole)
 
 

@@ -1,5 +1,5 @@
 """Object storage: s3:// globs with fsspec-style storage_options, against moto's S3 on 127.0.0.1
-(scripts/s3_server.py); the data read back over s3 equals the local files."""
+(tests/conformance/servers.py); the data read back over s3 equals the local files."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import xarray as xr
 import vzplan
 from conftest import COLLECTIONS, ROOT
 
-sys.path.insert(0, str(ROOT / "scripts"))
-s3_server = pytest.importorskip("s3_server")
+sys.path.insert(0, str(ROOT / "tests"))
+s3_server = pytest.importorskip("conformance.servers")
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""The Python API: plan, build, scan and open, over the native extension (the library the CLI calls)."""
+"""The Python API: plan, build, append, scan and open, over the native extension (the library the
+`vzplan` command runs)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,20 @@ import json
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 from urllib.parse import urlparse
 
 from . import _vzplan
 from ._options import io_options, split_storage_options
+from ._progress import progress_bar
+from ._report import Report
+from ._zarr import configure_zarr
 
 if TYPE_CHECKING:
     import xarray
+
+#: Paths, glob patterns or object URLs: one, or a sequence of them.
+Paths = Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]]
 
 VzplanError = _vzplan.VzplanError
 
@@ -22,104 +29,10 @@ class FindingWarning(UserWarning):
     """A finding of vzplan's plan (a file left out, a chunk padded, an array that cannot be built)."""
 
 
-def _paths(paths: Any) -> list[str]:
+def _paths(paths: Paths) -> list[str]:
     if isinstance(paths, (str, os.PathLike)):
         return [os.fspath(paths)]
     return [os.fspath(p) for p in paths]
-
-
-def _finding(f: Mapping[str, Any]) -> dict[str, Any]:
-    # The CLI's JSON names the array "array"; the Python API calls it "variable".
-    return {
-        "kind": f.get("kind"),
-        "severity": f.get("severity"),
-        "file": f.get("file"),
-        "variable": f.get("array"),
-        "message": f.get("message"),
-        "fix": f.get("fix"),
-        "location": f.get("location"),
-        "text": f.get("text"),
-    }
-
-
-class Report:
-    """The result of :func:`plan` or :func:`build`: what was (or would be) built and the findings.
-
-    ``exit_code`` is the CLI's: 0 everything built, 3 built but something was left out.
-    """
-
-    def __init__(
-        self,
-        report: dict[str, Any],
-        exit_code: int,
-        refs: bytes | None,
-        zarr_json: bytes | None,
-        output: str | None = None,
-        zarr_json_path: str | None = None,
-    ) -> None:
-        self._report = report
-        self.exit_code: int = exit_code
-        self._refs = refs
-        self._zarr_json = zarr_json
-        self.output = output
-        self.zarr_json_path = zarr_json_path
-
-    @property
-    def findings(self) -> list[dict[str, Any]]:
-        """Each finding as a dict: kind, severity, file, variable, message, fix (and location, text)."""
-        return [_finding(f) for f in self._report.get("findings", [])]
-
-    @property
-    def arrays(self) -> list[dict[str, Any]]:
-        """Each array built: path, dtype, dimension_names, shape, chunk_grid, chunks, files, inline."""
-        return list(self._report.get("arrays", []))
-
-    @property
-    def complete(self) -> bool:
-        """True when nothing was left out (exit code 0)."""
-        return bool(self._report.get("complete"))
-
-    @property
-    def icechunk(self) -> dict[str, Any] | None:
-        """The Icechunk commit (repository, branch, snapshot, virtual_refs, …), if one was made."""
-        return self._report.get("icechunk")
-
-    @property
-    def sources(self) -> list[str]:
-        return list(self._report.get("sources", []))
-
-    def refs(self) -> dict[str, Any]:
-        """The kerchunk reference dict (what refs.json holds)."""
-        if self._refs is None:
-            raise ValueError("no refs: nothing was built")
-        return json.loads(self._refs)
-
-    def refs_bytes(self) -> bytes:
-        """refs.json byte for byte as the CLI writes it."""
-        if self._refs is None:
-            raise ValueError("no refs: nothing was built")
-        return self._refs
-
-    def zarr_json(self) -> dict[str, Any]:
-        """The consolidated Zarr v3 zarr.json document."""
-        if self._zarr_json is None:
-            raise ValueError("no zarr.json: nothing was built")
-        return json.loads(self._zarr_json)
-
-    def to_json(self) -> str:
-        """The report as `vzplan plan --json` / `vzplan build --json` prints it."""
-        r = dict(self._report)
-        if self.output is not None:
-            r["refs"] = self.output
-            if self.zarr_json_path is not None:
-                r["zarr_json"] = self.zarr_json_path
-        return json.dumps(r, indent=2)
-
-    def __repr__(self) -> str:
-        return (
-            f"<vzplan.Report arrays={[a['path'] for a in self.arrays]} "
-            f"findings={len(self.findings)} complete={self.complete}>"
-        )
 
 
 def _layout_lines(layouts: Iterable[Any]) -> list[str]:
@@ -135,7 +48,7 @@ def _layout_lines(layouts: Iterable[Any]) -> list[str]:
 
 
 def _run(
-    paths: Any,
+    paths: Paths | None,
     layouts: Iterable[Any] | None,
     opts: dict[str, Any],
     *,
@@ -143,40 +56,51 @@ def _run(
     output: str | None = None,
     append: bool = False,
 ) -> Report:
+    show = opts.pop("progress", None)
     options, env = split_storage_options(opts)
     lines = _layout_lines(layouts) if layouts is not None else None
     plist = None if paths is None else _paths(paths)
-    with env:
-        report, code, refs, zarr = _vzplan.run(
-            plist, lines, options, build=build, output=output, in_memory=True, append=append
+    with env, progress_bar(show) as tick:
+        report, code, refs, zarr, page = _vzplan.run(
+            plist, lines, options, build=build, output=output, in_memory=True, append=append,
+            page=True, progress=tick,
         )
-    zpath = None
-    if output is not None and not options.get("no_zarr_json"):
-        zpath = options.get("zarr_json") or _default_zarr_json(output)
-    return Report(json.loads(report), code, refs, zarr, output, zpath)
+    return Report(json.loads(report), code, refs, zarr, page)
 
 
-def _default_zarr_json(refs: str) -> str:
-    # As vzplan::outputs::zarr_json_path: refs.json → refs.zarr.json.
-    root, ext = os.path.splitext(refs)
-    return f"{root}.zarr.json" if ext == ".json" else f"{refs}.zarr.json"
-
-
-def plan(paths: Any = None, *, layouts: Iterable[Any] | None = None, **opts: Any) -> Report:
-    """Plans the files as `vzplan plan` does; nothing is written.
+def plan(paths: Paths | None = None, *, layouts: Iterable[Any] | None = None, **opts: Any) -> Report:
+    """Plans the files as ``vzplan plan`` does; nothing is written.
 
     ``paths``: local paths, globs, or ``s3://``/``gs://``/``az://``/``https://`` URLs (or
-    ``layouts``: layout dicts/lines from :func:`scan`, instead of scanning). Options are the CLI's,
-    as keyword arguments: ``concat_dim``, ``stack_dim``, ``var``, ``mosaic``, ``mosaic_layout``,
-    ``patch``, ``html``, ``jobs``, ``chunk_bytes``, ``fail_fast``, ``s3_endpoint``, ``anon``,
-    ``region``, ``retries``, ``io_timeout``, ``first_read``, ``block_size``, and
-    ``storage_options`` in fsspec's spelling (``key``, ``secret``, ``token``, ``endpoint_url``,
-    ``anon``, ``region``). The GIL is released while scanning; Ctrl-C stops the scan.
+    ``layouts``: layout dicts or lines from :func:`scan`, instead of scanning). Options are the
+    CLI's, as keyword arguments: ``concat_dim``, ``stack_dim``, ``var``, ``mosaic``,
+    ``mosaic_layout``, ``patch``, ``html``, ``jobs``, ``chunk_bytes``, ``fail_fast``,
+    ``allow_unreachable``, ``s3_endpoint``, ``gcs_endpoint``, ``anon``, ``region``, ``retries``,
+    ``io_timeout``, ``first_read``, ``block_size``, ``sources_under``, and ``storage_options`` in
+    fsspec's spelling (``key``, ``secret``, ``token``, ``endpoint_url``, ``anon``, ``region``).
+    ``progress``: True draws a bar (tqdm), False none; by default one in a notebook. The GIL is
+    released while scanning; Ctrl-C stops the scan.
+
+    Example::
+
+        >>> report = vzplan.plan("data/tas_*.nc")
+        >>> report.exit_code
+        0
+        >>> [a["path"] for a in report.arrays]
+        ['time', 'lat', 'lon', 'tas']
     """
     return _run(paths, layouts, opts, build=False)
 
 
-def _outputs(paths, layouts, opts, output, icechunk, client, batch_size):
+def _outputs(
+    paths: Paths | None,
+    layouts: Iterable[Any] | None,
+    opts: dict[str, Any],
+    output: str | os.PathLike[str] | None,
+    icechunk: str | os.PathLike[str] | None,
+    client: Any,
+    batch_size: int,
+) -> tuple[Paths | None, Iterable[Any] | None, dict[str, Any], str | None]:
     """build/append's common part: the Icechunk option, the output path, and the files scanned
     on ``client``'s workers (their layouts instead of the paths)."""
     if icechunk is not None:
@@ -185,6 +109,8 @@ def _outputs(paths, layouts, opts, output, icechunk, client, batch_size):
     if client is not None:
         if layouts is not None:
             raise ValueError("give either client or layouts, not both")
+        if paths is None:
+            raise ValueError("client scans paths: give them")
         from ._distributed import scan_on_client
 
         layouts, files = scan_on_client(client, _paths(paths), opts, batch_size)
@@ -194,56 +120,71 @@ def _outputs(paths, layouts, opts, output, icechunk, client, batch_size):
 
 
 def build(
-    paths: Any = None,
+    paths: Paths | None = None,
     *,
     output: str | os.PathLike[str] | None = None,
-    icechunk: Any = None,
+    icechunk: str | os.PathLike[str] | None = None,
     client: Any = None,
     layouts: Iterable[Any] | None = None,
     batch_size: int = 16,
     **opts: Any,
 ) -> Report:
-    """Builds as `vzplan build` does: writes ``output`` (refs.json) and its zarr.json beside it
+    """Builds as ``vzplan build`` does: writes ``output`` (refs.json) and its zarr.json beside it
     (``zarr_json=PATH`` elsewhere, ``no_zarr_json=True`` none), byte for byte as the CLI; with no
-    ``output`` nothing is written and the refs are in the report (``Report.refs()``).
+    ``output`` nothing is written and the references stay in the report (:meth:`Report.refs`).
 
     ``client``: a ``dask.distributed.Client``; the files are scanned on its workers in batches of
-    ``batch_size`` and planned here; the refs are identical to a local build.
-    ``icechunk``: an Icechunk repository (a local directory or ``s3://``/``gs://``/``az://``
-    prefix) to commit to, on ``branch="main"`` (``Report.icechunk`` tells the commit), as
-    `vzplan build --icechunk`. ``no_templates=True``: full URLs in every reference; ``force``:
-    replace files that are not vzplan outputs; ``keep_layouts=True`` (or a path): keep every
-    file's layout beside the outputs so that :func:`append` can add files later without scanning
-    these again. Options as :func:`plan`. Raises :class:`VzplanError` when nothing can be built.
+    ``batch_size`` and planned here; the refs are identical to a local build. ``icechunk``: an
+    Icechunk repository (a local directory or ``s3://``/``gs://``/``az://`` prefix) to commit to,
+    on ``branch="main"`` (:attr:`Report.icechunk` tells the commit). ``no_templates=True``: full
+    URLs in every reference; ``force``: replace files that are not vzplan outputs;
+    ``keep_layouts=True`` (or a path): keep every file's layout beside the outputs so that
+    :func:`append` can add files later without scanning these again. Options as :func:`plan`.
+    Raises :class:`VzplanError` when nothing can be built, ``ValueError`` for options that cannot
+    go together.
+
+    Example::
+
+        >>> report = vzplan.build("data/tas_*.nc", output="refs.json", keep_layouts=True)
+        >>> report.output, report.zarr_json_path, report.layouts_path
+        ('refs.json', 'refs.zarr.json', 'refs.layouts.jsonl')
     """
     paths, layouts, opts, out = _outputs(paths, layouts, opts, output, icechunk, client, batch_size)
     return _run(paths, layouts, opts, build=True, output=out)
 
 
 def append(
-    paths: Any = None,
+    paths: Paths | None = None,
     *,
     output: str | os.PathLike[str] | None = None,
-    icechunk: Any = None,
+    icechunk: str | os.PathLike[str] | None = None,
     client: Any = None,
     layouts: Iterable[Any] | None = None,
     batch_size: int = 16,
     **opts: Any,
 ) -> Report:
     """Adds files to the collection at ``output``, built with ``keep_layouts=True`` (or
-    `vzplan build --keep-layouts`), as `vzplan append` does: only the new files are scanned (here,
-    or on ``client``'s workers), and refs.json, zarr.json and the kept layouts are rewritten as a
-    build of all the files would write them. Pass the same plan options as the build. A kept file
-    changed since it was scanned is left out (give it again to rescan it); a collection without
-    kept layouts raises :class:`VzplanError`. ``icechunk=REPO``: append to a repository built
-    with ``keep_layouts`` in one more commit (a concurrent commit is a conflict, not a lost update).
+    ``vzplan build --keep-layouts``), as ``vzplan append`` does: only the new files are scanned
+    (here, or on ``client``'s workers), and refs.json, zarr.json and the kept layouts are
+    rewritten as a build of all the files would write them. Pass the same plan options as the
+    build. A kept file changed since it was scanned is left out (give it again to rescan it); a
+    collection without kept layouts raises :class:`VzplanError`. Kept objects are checked on the
+    store only under ``sources_under`` prefixes. ``icechunk=REPO``: append to a repository built
+    with ``keep_layouts`` in one more commit (a concurrent commit is a conflict, not a lost
+    update). With no paths, the collection is rewritten from its kept layouts.
+
+    Example::
+
+        >>> vzplan.build(["data/2001.nc", "data/2002.nc"], output="refs.json", keep_layouts=True)
+        >>> vzplan.append("data/2003.nc", output="refs.json").sources
+        ['data/2001.nc', 'data/2002.nc', 'data/2003.nc']
     """
     paths, layouts, opts, out = _outputs(paths, layouts, opts, output, icechunk, client, batch_size)
     return _run(paths, layouts, opts, build=True, output=out, append=True)
 
 
 def scan(path: str | os.PathLike[str], **opts: Any) -> dict[str, Any]:
-    """One file's layout: the JSON line `vzplan scan` writes, as a dict. Raises
+    """One file's layout: the JSON line ``vzplan scan`` writes, as a dict. Raises
     :class:`VzplanError` if the file cannot be read. Scan options only (``chunk_bytes``, the
     object-storage options, ``storage_options``).
 
@@ -253,27 +194,35 @@ def scan(path: str | os.PathLike[str], **opts: Any) -> dict[str, Any]:
     non-zero HDF5 filter masks, if any, are listed aside as ``[position, value]`` pairs
     (``"inline"``, ``"filter_mask"``).
 
-    Fan out with any executor, then build from the layouts::
+    Example: fan out with any executor, then build from the layouts::
 
-        with concurrent.futures.ProcessPoolExecutor() as ex:
-            layouts = list(ex.map(vzplan.scan, files))
-        vzplan.build(layouts=layouts, output="refs.json")
+        >>> with concurrent.futures.ProcessPoolExecutor() as ex:
+        ...     layouts = list(ex.map(vzplan.scan, files))
+        >>> vzplan.build(layouts=layouts, output="refs.json")
     """
     lines = scan_batch([os.fspath(path)], **opts).decode().splitlines()
     if len(lines) != 1:
         raise ValueError(f"{os.fspath(path)}: names {len(lines)} files; scan takes one")
     layout = json.loads(lines[0])
-    if "error" in layout and "url" in layout and len(layout) == 2:
+    if "error" in layout and "arrays" not in layout:
         raise VzplanError(layout["error"])
     return layout
 
 
-def scan_batch(paths: Sequence[str], **opts: Any) -> bytes:
+def scan_batch(paths: Sequence[str | os.PathLike[str]], **opts: Any) -> bytes:
     """Layout lines of these files (newline-terminated JSON lines, failures included as
-    ``{"url", "error"}``), as bytes: what a worker sends back."""
+    ``{"url", "error"}``), as bytes: what a worker sends back to be planned with
+    ``build(layouts=...)``.
+
+    Example::
+
+        >>> lines = vzplan.scan_batch(["data/a.nc", "data/b.nc"])
+        >>> len(lines.splitlines())
+        2
+    """
     options, env = split_storage_options(opts)
     with env:
-        lines = _vzplan.scan_lines(list(paths), options)
+        lines = _vzplan.scan_lines([os.fspath(p) for p in paths], options)
     return "".join(line + "\n" for line in lines).encode()
 
 
@@ -285,7 +234,7 @@ def _remote_protocol(refs: Mapping[str, Any]) -> str:
 
 
 def open_dataset(
-    paths: Any,
+    paths: Paths,
     *,
     concat_dim: str | None = None,
     stack_dim: str | None = None,
@@ -296,11 +245,19 @@ def open_dataset(
     **opts: Any,
 ) -> xarray.Dataset:
     """Plans the files in process and opens the virtual dataset with xarray, reading the
-    sources' bytes lazily through fsspec's ReferenceFileSystem (zarr's rectilinear chunk grids
-    enabled). Equal to ``xr.open_mfdataset(paths)`` where both can open the files.
+    sources' bytes lazily through fsspec's ReferenceFileSystem. Equal to
+    ``xr.open_mfdataset(paths)`` where both can open the files.
 
-    Findings are emitted as :class:`FindingWarning` warnings. Options as :func:`plan`;
-    ``storage_options`` also configure fsspec for the reads.
+    Needs no configuration: zarr-python is set up to read what vzplan writes
+    (:func:`configure_zarr`: rectilinear chunk grids, imagecodecs' codecs for TIFF and HDF5 plugin
+    compression). Findings are emitted as :class:`FindingWarning` warnings. Options as
+    :func:`plan`; ``storage_options`` also configure fsspec for the reads.
+
+    Example::
+
+        >>> ds = vzplan.open_dataset("data/tas_day_*.nc")
+        >>> ds.tas.chunks          # the files' own blocks, as a rectilinear grid
+        ((366, 365, 365, 365), (3,), (4,))
     """
     import fsspec
     import xarray as xr
@@ -323,7 +280,7 @@ def open_dataset(
     for f in report.findings:
         warnings.warn(f["text"] or f["message"], FindingWarning, stacklevel=2)
     refs = report.refs()
-    zarr.config.set({"array.rectilinear_chunks": True})
+    configure_zarr()
     protocol = _remote_protocol(refs)
     fs = fsspec.filesystem(
         "reference",

@@ -3,18 +3,21 @@
 //! back as JSON text and bytes; `python/vzplan/` shapes them into the Python API.
 //!
 //! Every call runs the library on a thread of its own with the GIL released; the calling thread
-//! wakes every few milliseconds to check for signals, so Ctrl-C cancels a scan between files.
+//! wakes every few milliseconds to check for signals, so Ctrl-C cancels a scan between files, and
+//! to report progress to a callback ([`detach`]).
 
+mod detach;
 mod options;
+
+use detach::{detached, Ticks};
 
 use options::Which;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
-use std::time::Duration;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use vzplan::{Error, Request, Shell};
 
 create_exception!(
@@ -23,50 +26,6 @@ create_exception!(
     PyException,
     "vzplan could not scan, plan or write (the CLI's exit code 1)."
 );
-
-/// How often the calling thread looks for signals while the library works.
-const SIGNAL_POLL: Duration = Duration::from_millis(50);
-
-/// Runs `work` on its own thread with the GIL released; a pending signal (Ctrl-C) sets `cancel`
-/// and is raised once the work has stopped.
-fn detached<T: Send>(
-    py: Python<'_>,
-    cancel: &Arc<AtomicBool>,
-    work: impl FnOnce() -> T + Send,
-) -> PyResult<T> {
-    std::thread::scope(|s| {
-        let (tx, rx) = mpsc::channel();
-        s.spawn(move || {
-            // The receiver is gone only if the caller has stopped waiting.
-            let _ = tx.send(work());
-        });
-        // Behind a mutex only to be shareable with the GIL-free closure (a Receiver is not Sync).
-        let rx = std::sync::Mutex::new(rx);
-        let wait = || match rx.lock() {
-            Ok(rx) => rx.recv_timeout(SIGNAL_POLL),
-            Err(_) => Err(mpsc::RecvTimeoutError::Disconnected),
-        };
-        let mut interrupted = None;
-        loop {
-            match py.allow_threads(wait) {
-                Ok(out) => return interrupted.map_or(Ok(out), Err),
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return Err(PyRuntimeError::new_err(
-                        "vzplan: the worker thread panicked",
-                    ))
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if interrupted.is_none() {
-                        if let Err(e) = py.check_signals() {
-                            cancel.store(true, Ordering::Relaxed);
-                            interrupted = Some(e);
-                        }
-                    }
-                }
-            }
-        }
-    })
-}
 
 /// The library's error as a Python exception, worded for Python, with what it carries (the
 /// files that failed, the report of a plan that built nothing). A usage error (what was asked
@@ -114,7 +73,7 @@ fn scan_lines(
     let mut req = options::request(py, options, Which::Scan)?;
     req.inputs = paths;
     let cancel = cancel_of(&req);
-    let r = detached(py, &cancel, || -> Result<Vec<String>, Error> {
+    let r = detached(py, &cancel, None, || -> Result<Vec<String>, Error> {
         let scan = req.scan_options()?;
         let scanned = vzplan::scan(&req.inputs(), &scan, &vzplan::NoProgress)?;
         vzplan::scan::require_reachable(&scanned, req.allow_unreachable)?;
@@ -139,16 +98,17 @@ fn expand(
     Ok(files.into_iter().map(|f| f.name).collect())
 }
 
-/// What a run hands back to Python: the report (JSON text), the exit code, and refs.json and
-/// zarr.json as bytes when asked for.
-type RunResult = (String, u8, Option<(Vec<u8>, Vec<u8>)>);
+/// What a run hands back to Python: the report (JSON text), the exit code, refs.json and
+/// zarr.json as bytes, and the HTML page.
+type RunResult = (String, u8, Option<(Vec<u8>, Vec<u8>)>, Option<String>);
 
 /// Plans (and, with `build`, writes) from `paths` scanned here or from `layouts` (lines as
 /// `scan_lines` returns them, e.g. from a cluster's workers). Returns
-/// `(report_json, exit_code, refs_bytes, zarr_json_bytes)`; the bytes only with `in_memory`.
-/// With `append`, the files are added to the collection at `output` (built with kept layouts).
+/// `(report_json, exit_code, refs_bytes, zarr_json_bytes, html_page)`; the bytes only with
+/// `in_memory`, the page only with `page`. With `append`, the files are added to the collection
+/// at `output` (built with kept layouts). `progress(done, total)` is called as files are scanned.
 #[pyfunction]
-#[pyo3(signature = (paths=None, layouts=None, options=None, build=false, output=None, in_memory=false, append=false))]
+#[pyo3(signature = (paths=None, layouts=None, options=None, build=false, output=None, in_memory=false, append=false, page=false, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -159,24 +119,29 @@ fn run(
     output: Option<String>,
     in_memory: bool,
     append: bool,
+    page: bool,
+    progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<PyObject> {
     let mut req = options::request(py, options, Which::Build)?;
     req.inputs = paths.unwrap_or_default();
     req.layout_lines = layouts;
     req.output = output.map(Into::into);
     req.in_memory = in_memory;
+    req.page = page;
     let cancel = cancel_of(&req);
-    let r = detached(py, &cancel, move || -> Result<RunResult, Error> {
-        let (plan, report, code) = if build {
-            let built = vzplan::run::build(&req, append, &vzplan::NoProgress)?;
+    let ticks = Ticks::default();
+    let ticker = progress.as_ref().map(|f| (&ticks, f));
+    let r = detached(py, &cancel, ticker, || -> Result<RunResult, Error> {
+        let (plan, report, code, page) = if build {
+            let built = vzplan::run::build(&req, append, &ticks)?;
             let report = built.json(Shell::Python);
             let code = built.exit_code();
-            (built.report.plan, report, code)
+            (built.report.plan, report, code, built.report.page)
         } else {
-            let plan = vzplan::run::plan(&req, &vzplan::NoProgress)?;
-            let report = vzplan::run::worded(vzplan::report::json(&plan), Shell::Python);
-            let code = vzplan::run::exit_code(&plan);
-            (plan, report, code)
+            let planned = vzplan::run::plan(&req, &ticks)?;
+            let report = vzplan::run::worded(vzplan::report::json(&planned.plan), Shell::Python);
+            let code = vzplan::run::exit_code(&planned.plan);
+            (planned.plan, report, code, planned.page)
         };
         let bytes = match in_memory {
             true => Some((
@@ -185,9 +150,9 @@ fn run(
             )),
             false => None,
         };
-        Ok((serde_json::to_string(&report)?, code, bytes))
+        Ok((serde_json::to_string(&report)?, code, bytes, page))
     })?;
-    let (report, code, bytes) = r.map_err(|e| raise(py, e))?;
+    let (report, code, bytes, page) = r.map_err(|e| raise(py, e))?;
     let (refs, zarr) = match bytes {
         Some((r, z)) => (
             Some(PyBytes::new(py, &r).unbind()),
@@ -195,14 +160,29 @@ fn run(
         ),
         None => (None, None),
     };
-    Ok((report, code, refs, zarr)
+    Ok((report, code, refs, zarr, page)
         .into_pyobject(py)?
         .into_any()
         .unbind())
 }
 
+/// Runs the `vzplan` command line `argv` (the program's name first) in this process, as the
+/// binary does, and returns its exit code. The GIL is released while it runs.
+#[pyfunction]
+fn cli(py: Python<'_>, argv: Vec<String>) -> u8 {
+    py.allow_threads(|| vzplan_cli::run(argv))
+}
+
+/// The name of every Zarr codec vzplan writes (`numcodecs.zlib`, `imagecodecs_jpeg`, …).
+#[pyfunction]
+fn codec_names() -> Vec<&'static str> {
+    vzplan::codec_names()
+}
+
 #[pymodule]
 fn _vzplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
+    m.add_function(wrap_pyfunction!(codec_names, m)?)?;
     m.add("VzplanError", m.py().get_type::<VzplanError>())?;
     m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

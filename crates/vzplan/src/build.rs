@@ -62,6 +62,8 @@ pub struct PlanOptions {
     pub html: Option<PathBuf>,
     /// Build without sources whose store could not be reached (exit 3) instead of failing.
     pub allow_unreachable: bool,
+    /// Also render the HTML page in memory (for a notebook), as the `html` file would hold it.
+    pub page: bool,
 }
 
 /// What `build` does besides planning: where the plan goes.
@@ -90,6 +92,15 @@ pub struct BuildReport {
     /// Chunks re-encoded inline by `patch`, and their inline bytes.
     pub patched_chunks: usize,
     pub patched_bytes: u64,
+    /// The HTML page, when [`PlanOptions::page`] asked for it.
+    pub page: Option<String>,
+}
+
+/// A plan, and its HTML page when [`PlanOptions::page`] asked for it.
+#[derive(Debug)]
+pub struct Planned {
+    pub plan: Plan,
+    pub page: Option<String>,
 }
 
 /// Layouts and failures, from scanning or from layout files.
@@ -230,19 +241,47 @@ pub fn plan(
     opts: &PlanOptions,
     progress: &dyn ProgressSink,
 ) -> Result<Plan, Error> {
+    Ok(plan_page(source, opts, progress)?.plan)
+}
+
+/// [`plan`], with the HTML page in memory when asked for.
+pub fn plan_page(
+    source: &Source,
+    opts: &PlanOptions,
+    progress: &dyn ProgressSink,
+) -> Result<Planned, Error> {
     let g = gather_with_inputs(source, None, progress)?;
     scan::reachable(&g.failures, opts.allow_unreachable)?;
     let mut html = opts.html.clone().map(HtmlReport::new);
     if let Some(h) = &mut html {
         let read = g.read(&UrlSet::default());
         write::guard(&h.targets(), false, &write::unknown(read))?;
-        h.axes = vzplan_emit::html::FileAxes::from_layouts(&g.layouts);
+    }
+    let axes = axes(&g.layouts, opts);
+    if let Some(h) = &mut html {
+        h.axes = axes.clone().unwrap_or_default();
     }
     let plan = plan_layouts(g.layouts, g.failures, opts)?;
     if let Some(h) = &html {
         h.write(&plan)?;
     }
-    Ok(plan)
+    let page = page(&plan, axes.as_ref(), opts);
+    Ok(Planned { plan, page })
+}
+
+/// What the HTML page needs of the layouts (taken before planning), when a page is asked for.
+fn axes(layouts: &[SourceLayout], opts: &PlanOptions) -> Option<vzplan_emit::html::FileAxes> {
+    (opts.html.is_some() || opts.page).then(|| vzplan_emit::html::FileAxes::from_layouts(layouts))
+}
+
+/// The page in memory, when asked for.
+fn page(
+    plan: &Plan,
+    axes: Option<&vzplan_emit::html::FileAxes>,
+    opts: &PlanOptions,
+) -> Option<String> {
+    let axes = axes.filter(|_| opts.page)?;
+    Some(vzplan_emit::html::page_with(plan, axes))
 }
 
 /// Plans, applies patches (the one read of source data outside scanning: only the chunks being
@@ -328,10 +367,12 @@ pub(crate) fn build_kept(
         }
         None => None,
     };
+    let axes = axes(&g.layouts, &opts.plan);
     if let Some(h) = &mut html {
-        h.axes = vzplan_emit::html::FileAxes::from_layouts(&g.layouts);
+        h.axes = axes.clone().unwrap_or_default();
     }
     let mut plan = plan_layouts(g.layouts, g.failures, &opts.plan)?;
+    let page_text = page(&plan, axes.as_ref(), &opts.plan);
     // The page shows the plan before patching; it is renamed into place with the other outputs.
     let page = match &html {
         Some(h) => h.stage(&plan)?,
@@ -351,6 +392,7 @@ pub(crate) fn build_kept(
         plan,
         patched_chunks,
         patched_bytes,
+        page: page_text,
     })
 }
 

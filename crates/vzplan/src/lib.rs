@@ -63,6 +63,15 @@ pub mod report {
     pub use vzplan_emit::report::{json, text};
 }
 
+/// The name of every Zarr codec vzplan writes (its readers' codec registry), for readers to
+/// configure: `numcodecs.zlib`, `imagecodecs_jpeg`, …
+pub fn codec_names() -> Vec<&'static str> {
+    vzplan_core::CodecId::ALL
+        .iter()
+        .map(|(_, name, _)| *name)
+        .collect()
+}
+
 /// Opens a local path or object URL behind the read cache (for scanning one file by hand).
 pub fn open(url_or_path: &str, io: &IoOptions) -> Result<std::sync::Arc<dyn RangeRead>, Error> {
     Ok(vzplan_io::open(url_or_path, io)?)

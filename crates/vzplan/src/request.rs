@@ -64,6 +64,8 @@ pub struct Request {
     /// The caller takes refs.json and zarr.json as bytes ([`crate::memory`]): a build needs no
     /// output file.
     pub in_memory: bool,
+    /// The caller takes the HTML page in memory (a notebook shows it).
+    pub page: bool,
 }
 
 /// The branch an Icechunk build commits on when none is given.
@@ -182,6 +184,7 @@ impl Request {
             patch: self.patch,
             html: self.html.clone(),
             allow_unreachable: self.allow_unreachable,
+            page: self.page,
         }
     }
 

@@ -22,10 +22,11 @@ pub fn exit_code(plan: &Plan) -> u8 {
     }
 }
 
-/// `vzplan plan`: the plan, nothing written but the HTML page asked for.
-pub fn plan(req: &Request, progress: &dyn ProgressSink) -> Result<Plan, Error> {
+/// `vzplan plan`: the plan (and the HTML page in memory when asked), nothing written but the
+/// HTML page asked for.
+pub fn plan(req: &Request, progress: &dyn ProgressSink) -> Result<crate::build::Planned, Error> {
     req.validate(Command::Plan)?;
-    crate::build::plan(&req.source()?, &req.plan_options(), progress)
+    crate::build::plan_page(&req.source()?, &req.plan_options(), progress)
 }
 
 /// What a build or an append did.
