@@ -162,6 +162,12 @@ pub struct ScanArgs {
     /// of the progress bar, which is drawn only on a terminal: for logs, CI and pipes.
     #[arg(long)]
     pub progress: bool,
+    /// Files that only other files or layouts name may be read under this directory or object
+    /// prefix (repeatable, e.g. s3://bucket/cmip/): HDF5 external links' targets and virtual
+    /// datasets' sources, chunks --patch re-encodes, an append's kept files. The inputs are
+    /// always named; nothing else is read.
+    #[arg(long, value_name = "PREFIX")]
+    sources_under: Vec<String>,
 }
 
 impl ScanArgs {
@@ -173,6 +179,7 @@ impl ScanArgs {
         r.allow_unreachable = self.allow_unreachable;
         r.io = self.io.settings();
         r.chunk_bytes = Some(self.chunk_bytes);
+        r.sources_under = self.sources_under.clone();
     }
 
     /// `vzplan scan`'s request.
@@ -219,11 +226,6 @@ pub struct Common {
     /// stored with filters skipped): read those chunks, cut and re-encode them, write them inline.
     #[arg(long)]
     patch: bool,
-    /// Sources named only by layouts (--from-layouts, an append's kept layouts) may be read
-    /// (--patch) or checked (append) when under this directory or object prefix (repeatable,
-    /// e.g. s3://bucket/cmip/); the inputs scanned are always named.
-    #[arg(long, value_name = "PREFIX")]
-    sources_under: Vec<String>,
 }
 
 impl Common {
@@ -238,7 +240,6 @@ impl Common {
             mosaic_layout: self.mosaic_layout.clone(),
             patch: self.patch,
             html: self.html.clone(),
-            sources_under: self.sources_under.clone(),
             ..Request::default()
         };
         self.scan.fill(&mut r);

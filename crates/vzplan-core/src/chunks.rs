@@ -20,6 +20,11 @@
 //!  "inline": [[1, "AAAAAA=="]], "filter_mask": [[1, 1]]}
 //! ```
 //!
+//! An array whose blocks lie in other files too (an HDF5 external link, a virtual dataset's
+//! sources) lists each entry's source in one more column: 0 the file itself, `k` the file's
+//! `k`-th linked file ([`SourceLayout::linked`](crate::SourceLayout::linked)):
+//! `{"index": [[0], [1]], "offset": [2048, 2048], "length": [96, 96], "source": [1, 2]}`.
+//!
 //! Lines written before 2026-12 hold a list of entry objects, which is read as well:
 //! `[{"index": [0, 0], "data": {"ref": {"offset": 4096, "length": 1200}}},
 //! {"index": [1, 1], "data": {"inline": "AAAAAA=="}, "filter_mask": 1}]`. Columns parse in a
@@ -275,6 +280,55 @@ impl ChunkList {
     pub fn first_range_past(&self, size: u64) -> Option<usize> {
         let limit = if size > 0 { size } else { u64::MAX };
         self.length.first_end_past(&self.offset, limit)
+    }
+
+    /// Whether the entries name their sources (a column), rather than all being from the file
+    /// or array the list belongs to.
+    pub fn has_sources(&self) -> bool {
+        !self.source.is_empty()
+    }
+
+    /// The source of entry `c` of this list: its own when the list names sources, else `own`
+    /// (every entry of a file's table without linked blocks is the file's).
+    pub fn source_or(&self, c: &Chunk<'_>, own: usize) -> usize {
+        match self.source.is_empty() {
+            true => own,
+            false => c.source,
+        }
+    }
+
+    /// The largest source any entry names (0 without a column).
+    pub fn max_source(&self) -> usize {
+        self.source.iter().max().map_or(0, |&s| s as usize)
+    }
+
+    /// Gives every entry a source of the plan's: 0 (the file itself) becomes `own`, `k` becomes
+    /// `linked[k - 1]`; a list without a column keeps none (all its entries are `own`'s).
+    pub fn map_sources(&mut self, own: usize, linked: &[usize]) {
+        if self.source.is_empty() {
+            return;
+        }
+        self.remap_sources(|s| match s {
+            0 => own,
+            k => linked.get(k - 1).copied().unwrap_or(usize::MAX),
+        });
+    }
+
+    /// Gives every entry the source `f(s)` of its source `s` (every entry of a list without a
+    /// column is 0): a linked file's table taken into the file that links to it.
+    pub fn remap_sources(&mut self, f: impl Fn(usize) -> usize) {
+        let to = |s: u32| u32::try_from(f(s as usize)).unwrap_or(u32::MAX);
+        if self.source.is_empty() {
+            let s = to(0);
+            if s != 0 {
+                self.source = vec![s; self.len()];
+            }
+            return;
+        }
+        self.source.resize(self.len(), 0);
+        for s in &mut self.source {
+            *s = to(*s);
+        }
     }
 
     /// Whether every entry is a plain range: no inline bytes, no filter mask.

@@ -64,10 +64,29 @@ pub struct SourceLayout {
     /// Arrays the reader found but cannot describe as references, with the reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<ArrayProblem>,
+    /// Other files this file's arrays have blocks in (an HDF5 external link's target, a virtual
+    /// dataset's sources): a block whose source is `k > 0` lies in `linked[k - 1]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub linked: Vec<LinkedSource>,
     /// The tools that rewrite this file, as its format's reader knows them: set by the scan and,
     /// for a layout line (which does not carry it), from the reader of its `format`.
     #[serde(skip)]
     pub rewriter: Rewriter,
+}
+
+/// A file another file's arrays reference, and its identity for drift checks:
+///
+/// ```json
+/// {"url": "file:///data/run1/detector_0.h5", "size": 81920, "mtime": "2026-12-01T10:00:00Z"}
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkedSource {
+    pub url: String,
+    pub size: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtime: Option<String>,
 }
 
 /// A nested group (the root group's attributes live in [`SourceLayout::attrs`]).
@@ -142,6 +161,11 @@ pub enum ProblemKind {
     Unreadable,
     /// A name or dimension that clashes with how the output is laid out.
     Naming,
+    /// A link that leads nowhere (dangling) or that no reader follows (user-defined).
+    Link,
+    /// A file another file names (an HDF5 external link's target, a virtual dataset's source)
+    /// that was not read: not named to vzplan, missing, or unreadable.
+    LinkedFile,
 }
 
 impl ProblemKind {

@@ -23,5 +23,6 @@ pub use grid::{edges_from_json, edges_to_json, AxisEdges, GridError};
 pub use keys::{KeyColumn, KeyIter, KeyRef};
 pub use layout::{
     struct_data_type, ArrayLayout, ArrayProblem, ChunkData, ChunkEntry, ChunkTable, Codec,
-    CodecStage, Dim, EdgeStorage, Field, Format, GroupLayout, ProblemKind, Rewriter, SourceLayout,
+    CodecStage, Dim, EdgeStorage, Field, Format, GroupLayout, LinkedSource, ProblemKind, Rewriter,
+    SourceLayout,
 };

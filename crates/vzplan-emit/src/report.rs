@@ -23,14 +23,14 @@ pub fn text(plan: &Plan) -> String {
     let mut s = String::new();
     let along = match (&plan.concat_dim, &plan.stack_dim) {
         (_, Some(d)) => format!(", stacked along new dimension '{d}'"),
-        (Some(d), None) if plan.sources.len() > 1 => format!(", concatenated along '{d}'"),
+        (Some(d), None) if plan.inputs().len() > 1 => format!(", concatenated along '{d}'"),
         _ => String::new(),
     };
     line(
         &mut s,
         format!(
             "{} file(s){along}: {} array(s) planned, {} left out",
-            plan.sources.len(),
+            plan.inputs().len(),
             plan.arrays.len(),
             plan.left_out.len()
         ),

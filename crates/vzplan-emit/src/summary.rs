@@ -333,7 +333,7 @@ pub struct Counts {
 /// Counts the files of a run (sources and files that could not be read).
 pub fn counts(plan: &Plan, groups: &[Group]) -> Counts {
     let size: HashMap<String, u64> = plan
-        .sources
+        .inputs()
         .iter()
         .map(|s| (display_file(&s.url), s.size))
         .collect();

@@ -35,6 +35,8 @@ pub struct DsInfo {
     /// What HDF5 wrote into the unwritten elements of the chunks it allocated (its fill value, per
     /// the fill value message's fill time), when that is known.
     pub padding_fill: Option<Vec<u8>>,
+    /// A virtual dataset's mappings, to resolve once the whole file is known.
+    pub mappings: Option<Vec<crate::vds::Mapping>>,
 }
 
 pub const PURE_DIM: &str = "This is a netCDF dimension but not a netCDF variable";
@@ -59,6 +61,7 @@ pub fn build(
         pure_dim: false,
         attr_problems: Vec::new(),
         padding_fill: None,
+        mappings: None,
     };
     info.result = describe(ctx, gh, oh, &mut info).map_err(|e| match e {
         Fail::Problem(k, s) => (k, s),
@@ -195,6 +198,10 @@ fn describe(
         None => Vec::new(),
     };
     let lay = m::layout(&mut ctx.cur(&msg_body(ctx, oh, m::LAYOUT, "data layout")?))?;
+    if let Layout::Virtual { heap, index } = lay {
+        let body = gh.get(ctx, heap, index)?;
+        info.mappings = Some(crate::vds::mappings(&mut ctx.cur(&body))?);
+    }
     let chunk_elems = match &lay {
         // Chunk dims are the file's word: a product past u64 is a malformed layout, not a panic.
         Layout::Chunked { chunk, .. } => chunk
@@ -301,7 +308,13 @@ fn chunk_table(
         Layout::Contiguous { addr, size } => {
             contiguous_table(ctx, *addr, *size, nbytes, shape, filters)
         }
-        Layout::Virtual => problem("virtual dataset layout is not supported"),
+        // Its chunks are its sources' (`crate::vds`), found once the file has been walked.
+        Layout::Virtual { .. } => Ok(ChunkTable {
+            block: shape.iter().map(|&n| n.max(1)).collect(),
+            edges: EdgeStorage::Padded,
+            splittable: false,
+            entries: ChunkList::new(),
+        }),
         Layout::Chunked {
             version,
             flags,

@@ -9,14 +9,14 @@ use crate::ctx::HashSet;
 use crate::error::{Error, Result};
 use crate::fheap::FractalHeap;
 use crate::heap::LocalHeap;
-use crate::messages::{self as m, Link};
+use crate::messages::{self as m, Link, Target};
 use crate::ohdr::ObjHeader;
 
 /// Symbol table entries per group node cap and B-tree nodes per group cap (corrupt files).
 const MAX_NODES: usize = 100_000;
 
-/// The hard links of a group, in the order netCDF-C iterates them: creation order when the group
-/// tracks it, name order otherwise.
+/// The links of a group (hard, soft, external), in the order netCDF-C iterates them: creation
+/// order when the group tracks it, name order otherwise.
 pub fn links(ctx: &Ctx, oh: &ObjHeader) -> Result<Vec<Link>> {
     let mut out = Vec::new();
     let mut by_corder = false;
@@ -42,7 +42,6 @@ pub fn links(ctx: &Ctx, oh: &ObjHeader) -> Result<Vec<Link>> {
     } else {
         out.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
     }
-    out.retain(|l| l.hard.is_some());
     Ok(out)
 }
 
@@ -131,11 +130,22 @@ fn symbol_node(ctx: &Ctx, addr: u64, names: &LocalHeap) -> Result<Vec<Link>> {
     for _ in 0..n {
         let name_off = c.offset()?;
         let ohdr = c.offset()?;
-        c.skip(24)?; // cache type, reserved, scratch pad
+        let cache = c.u32()?;
+        c.skip(4)?; // reserved
+        let scratch = c.bytes(16)?;
+        // Cache type 2: a soft link, whose value sits in the local heap at the offset the
+        // scratch pad's first four bytes give (III.C, "Symbol Table Entry").
+        let target = match cache {
+            2 => {
+                let at = u32::from_le_bytes([scratch[0], scratch[1], scratch[2], scratch[3]]);
+                Target::Soft(names.name(u64::from(at))?)
+            }
+            _ => Target::Hard(ohdr),
+        };
         out.push(Link {
             name: names.name(name_off)?,
             corder: None,
-            hard: Some(ohdr),
+            target,
         });
     }
     Ok(out)

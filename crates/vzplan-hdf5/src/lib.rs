@@ -32,12 +32,14 @@ mod coords;
 pub mod ctx;
 pub mod dataset;
 pub mod error;
+mod external;
 pub mod fheap;
 mod fheap_huge;
 pub mod filters;
 pub mod group;
 pub mod heap;
 mod idx;
+mod links;
 pub mod messages;
 mod netcdf;
 pub mod ohdr;
@@ -45,6 +47,7 @@ pub mod superblock;
 pub mod text;
 pub mod types;
 mod unlimited;
+pub mod vds;
 pub mod vlen;
 
 use crate::ctx::Ctx;
@@ -97,9 +100,19 @@ pub fn describe_header(r: &dyn RangeRead) -> Option<String> {
     b.get(8).map(|v| format!("HDF5 superblock v{v}"))
 }
 
-/// Reads the layout of every dataset of an HDF5 / netCDF-4 file.
+/// Reads the layout of every dataset of an HDF5 / netCDF-4 file. Links into other files are
+/// problems: nothing but `r` is read.
 pub fn read_layout(r: &dyn RangeRead) -> std::result::Result<SourceLayout, ReadError> {
-    read(r).map_err(|e| ReadError::new(r.url(), e))
+    read_with(r, external::Foreign::new(None, 0)).map_err(|e| ReadError::new(r.url(), e))
+}
+
+/// [`read_layout`], with the files the file names (external links' targets, virtual datasets'
+/// sources) opened through `linker`, which decides which of them may be read.
+pub fn read_layout_linked(
+    r: &dyn RangeRead,
+    linker: &dyn vzplan_io::Linker,
+) -> std::result::Result<SourceLayout, ReadError> {
+    read_with(r, external::Foreign::new(Some(linker), 0)).map_err(|e| ReadError::new(r.url(), e))
 }
 
 /// Caps on the number of objects and on group nesting (cycles are also tracked by address).
@@ -119,13 +132,33 @@ struct Walk<'c, 'a> {
     ctx: &'c Ctx<'a>,
     gh: GlobalHeaps,
     seen: HashSet<u64>,
+    /// The path each object was first visited at, by address.
+    first: HashMap<u64, String>,
+    /// The links the walk did not descend through (see [`links`]).
+    aliases: Vec<links::Alias>,
     groups: Vec<GroupNode>,
     group_attrs: Vec<serde_json::Map<String, serde_json::Value>>,
     dsets: Vec<dataset::DsInfo>,
     problems: Vec<ArrayProblem>,
 }
 
-fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
+/// The mappings of every virtual dataset of the file, by path, as stored.
+pub fn virtual_mappings(
+    r: &dyn RangeRead,
+) -> std::result::Result<Vec<(String, Vec<vds::Mapping>)>, ReadError> {
+    let list = |w: Walk| {
+        let found = w.dsets.into_iter();
+        Ok(found.filter_map(|d| Some((d.path, d.mappings?))).collect())
+    };
+    walked(r, list).map_err(|e| ReadError::new(r.url(), e))
+}
+
+pub(crate) fn read_with(r: &dyn RangeRead, foreign: external::Foreign) -> Result<SourceLayout> {
+    walked(r, |w| assemble(r, w, foreign))
+}
+
+/// Walks the file's groups from the root, then hands the walk to `then`.
+fn walked<T>(r: &dyn RangeRead, then: impl FnOnce(Walk) -> Result<T>) -> Result<T> {
     let sb = superblock::read(r)?;
     let ctx = Ctx {
         r,
@@ -137,6 +170,8 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
         ctx: &ctx,
         gh: GlobalHeaps::default(),
         seen: HashSet::default(),
+        first: HashMap::default(),
+        aliases: Vec::new(),
         groups: Vec::new(),
         group_attrs: Vec::new(),
         dsets: Vec::new(),
@@ -145,6 +180,15 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
     w.seen.insert(sb.root);
     let root = ohdr::read(&ctx, sb.root)?;
     w.group(String::new(), &root, 0)?;
+    then(w)
+}
+
+/// The file's layout from its walk: dimension names, virtual datasets and links resolved.
+fn assemble(
+    r: &dyn RangeRead,
+    mut w: Walk,
+    mut foreign: external::Foreign,
+) -> Result<SourceLayout> {
     let arrays = netcdf::assign_dims(&w.groups, &mut w.dsets);
     let mut problems = w.problems;
     // Sized exactly: this vector is what the file keeps until planning.
@@ -152,6 +196,7 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
     let n = w.dsets.iter().filter(|d| kept(d)).count();
     let mut out_arrays = Vec::with_capacity(n);
     let mut padding = Vec::with_capacity(n);
+    let mut virtuals = Vec::new();
     for (d, dims) in w.dsets.into_iter().zip(arrays) {
         for reason in &d.attr_problems {
             problems.push(attr_problem(&d.path, reason));
@@ -162,17 +207,32 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
         match d.result {
             Ok(mut a) => {
                 a.dims = dims;
+                if let Some(mappings) = d.mappings {
+                    let max = d.max;
+                    virtuals.push((*a, vds::Pending { mappings, max }));
+                    continue;
+                }
                 out_arrays.push(*a);
                 padding.push(d.padding_fill);
             }
             Err((kind, reason)) => problems.push(ArrayProblem::new(d.path, kind, reason)),
         }
     }
+    // Virtual datasets, once the arrays of the file itself (their sources there) are known.
+    for (mut a, p) in virtuals {
+        match vds::resolve(&mut a, &p, &out_arrays, &mut foreign, r.url()) {
+            Ok(()) => {
+                out_arrays.push(a);
+                padding.push(None);
+            }
+            Err((kind, why)) => problems.push(ArrayProblem::new(a.path, kind, why)),
+        }
+    }
     unlimited::extend(&mut out_arrays, &padding, &mut problems);
     let meta = r.meta();
     let mut ga = w.group_attrs.into_iter();
     let attrs = ga.next().unwrap_or_default();
-    let groups = w
+    let mut groups = w
         .groups
         .iter()
         .skip(1)
@@ -182,7 +242,16 @@ fn read(r: &dyn RangeRead) -> Result<SourceLayout> {
             attrs,
         })
         .collect();
+    if !w.aliases.is_empty() {
+        let mut found = links::Found {
+            arrays: &mut out_arrays,
+            groups: &mut groups,
+            problems: &mut problems,
+        };
+        links::resolve(&w.aliases, &w.first, &mut found, &mut foreign, r.url());
+    }
     Ok(SourceLayout {
+        linked: foreign.linked,
         url: r.url().to_string(),
         size: meta.size,
         etag: meta.etag.clone(),
@@ -232,7 +301,7 @@ impl Walk<'_, '_> {
             // A few batches per window of children instead of a few round trips per child on
             // object storage: their object headers, then the starts of their chunk indexes. Objects are
             // still visited (and marked seen) in link order below, so the paths do not change.
-            let mut fresh: Vec<u64> = window.iter().filter_map(|l| l.hard).collect();
+            let mut fresh: Vec<u64> = window.iter().filter_map(|l| l.hard()).collect();
             fresh.sort_unstable();
             fresh.dedup();
             fresh.retain(|a| !self.seen.contains(a));
@@ -247,9 +316,14 @@ impl Walk<'_, '_> {
                 self.ctx.prefetch(&starts);
             }
             for l in window {
-                let Some(addr) = l.hard else { continue };
+                let Some(addr) = l.hard() else {
+                    self.alias(&path, l);
+                    continue;
+                };
                 if !self.seen.insert(addr) {
-                    continue; // a second hard link to an object already visited (or a cycle)
+                    // A second hard link to an object already visited (or a cycle).
+                    self.alias(&path, l);
+                    continue;
                 }
                 if self.seen.len() > MAX_OBJECTS {
                     return Err(Error::malformed("too many objects"));
@@ -263,6 +337,20 @@ impl Walk<'_, '_> {
         }
         Ok(gi)
     }
+    /// A link not descended through, for [`links::resolve`].
+    fn alias(&mut self, group: &str, l: &messages::Link) {
+        let path = if group.is_empty() {
+            l.name.clone()
+        } else {
+            format!("{group}/{}", l.name)
+        };
+        self.aliases.push(links::Alias {
+            path,
+            group: group.to_string(),
+            target: l.target.clone(),
+        });
+    }
+
     /// One child of group `gi` whose object header at `addr` has been read (or failed to).
     fn child(
         &mut self,
@@ -278,6 +366,7 @@ impl Walk<'_, '_> {
         } else {
             format!("{path}/{}", l.name)
         };
+        self.first.insert(addr, child.clone());
         let coh = match coh {
             Ok(o) => o,
             Err(e) => {

@@ -220,7 +220,12 @@ pub enum Layout {
         index: ChunkIndex,
         addr: u64,
     },
-    Virtual,
+    /// The mappings of a virtual dataset, in a global heap object: its collection's address
+    /// and its index there.
+    Virtual {
+        heap: u64,
+        index: u32,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -358,7 +363,10 @@ pub fn layout(c: &mut Cur) -> Result<Layout> {
                         addr,
                     })
                 }
-                3 => Ok(Layout::Virtual),
+                3 => Ok(Layout::Virtual {
+                    heap: c.offset()?,
+                    index: c.u32()?,
+                }),
                 k => Err(Error::malformed(format!("layout class {k}"))),
             }
         }
@@ -371,8 +379,30 @@ pub fn layout(c: &mut Cur) -> Result<Layout> {
 pub struct Link {
     pub name: String,
     pub corder: Option<u64>,
-    /// Object header address of a hard link; `None` for soft, external and user-defined links.
-    pub hard: Option<u64>,
+    pub target: Target,
+}
+
+/// Where a link leads (IV.A.2.g, "Link Type").
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// An object header's address.
+    Hard(u64),
+    /// A path, absolute or relative to the link's group.
+    Soft(String),
+    /// An object in another file: the file's name as written, and the object's path there.
+    External { file: String, path: String },
+    /// A user-defined link type.
+    Other(u8),
+}
+
+impl Link {
+    /// The object header address of a hard link.
+    pub fn hard(&self) -> Option<u64> {
+        match self.target {
+            Target::Hard(a) => Some(a),
+            _ => None,
+        }
+    }
 }
 
 pub fn link(c: &mut Cur) -> Result<Link> {
@@ -392,8 +422,29 @@ pub fn link(c: &mut Cur) -> Result<Link> {
     }
     let nlen = c.uint(1 << (flags & 3))? as usize;
     let name = name_str(c.bytes(nlen)?);
-    let hard = if ltype == 0 { Some(c.offset()?) } else { None };
-    Ok(Link { name, corder, hard })
+    let target = match ltype {
+        0 => Target::Hard(c.offset()?),
+        1 => {
+            let n = c.u16()? as usize;
+            Target::Soft(name_str(c.bytes(n)?))
+        }
+        64 => {
+            // A version-and-flags byte, then the file's name and the object's path, each
+            // NUL-terminated.
+            let n = c.u16()? as usize;
+            let v = c.bytes(n)?;
+            let mut parts = v.get(1..).unwrap_or_default().split(|&b| b == 0);
+            let file = name_str(parts.next().unwrap_or_default());
+            let path = name_str(parts.next().unwrap_or_default());
+            Target::External { file, path }
+        }
+        t => Target::Other(t),
+    };
+    Ok(Link {
+        name,
+        corder,
+        target,
+    })
 }
 
 /// IV.A.2.c Link Info: where dense links live.

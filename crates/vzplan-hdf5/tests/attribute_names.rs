@@ -62,7 +62,7 @@ fn names(path: &PathBuf) -> Vec<Seen> {
             ));
         }
         if let Ok(links) = group::links(&ctx, &oh) {
-            todo.extend(links.iter().filter_map(|l| l.hard));
+            todo.extend(links.iter().filter_map(|l| l.hard()));
         }
     }
     out

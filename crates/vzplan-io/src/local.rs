@@ -35,7 +35,11 @@ impl LocalFile {
             .custom_flags(libc::O_NONBLOCK)
             .open(path)
             .map_err(|source| match not_regular(path) {
-                Some(why) => refused(why),
+                // Told in its own words, of the same kind (a missing file stays missing).
+                Some(why) => IoError::Open {
+                    url: url.clone(),
+                    source: std::io::Error::new(source.kind(), why),
+                },
                 None => IoError::Open {
                     url: url.clone(),
                     source,

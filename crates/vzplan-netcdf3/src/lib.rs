@@ -192,6 +192,7 @@ fn read_layout_with(
     }
     let meta = r.meta();
     Ok(SourceLayout {
+        linked: Vec::new(),
         url,
         size,
         etag: meta.etag.clone(),

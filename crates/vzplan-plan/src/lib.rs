@@ -68,7 +68,7 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
     };
     let (mut layouts, coord_ok) = order::order_files(layouts, concat.as_deref(), &mut p.findings);
 
-    combine::common_metadata(&layouts, &mut p);
+    combine::common_metadata(&mut layouts, &mut p);
     p.concat_dim = concat.clone();
     p.stack_dim = opts.stack_dim.clone();
 

@@ -36,6 +36,16 @@ pub struct SourceRef {
 }
 
 impl SourceRef {
+    /// A file another file's arrays have blocks in.
+    pub fn linked(s: &vzplan_core::LinkedSource) -> Self {
+        SourceRef {
+            url: s.url.clone(),
+            size: s.size,
+            etag: s.etag.clone(),
+            mtime: s.mtime.clone(),
+        }
+    }
+
     /// The source a scanned file is: its URL and what identifies its version.
     pub fn of(l: &vzplan_core::SourceLayout) -> Self {
         SourceRef {
@@ -89,7 +99,10 @@ pub struct Patch {
 /// The result of planning: what will be written, and what will not and why.
 #[derive(Clone, Debug, Default)]
 pub struct Plan {
+    /// The files planned, then the files they link to (see [`Plan::files`]).
     pub sources: Vec<SourceRef>,
+    /// How many of `sources` are the files planned; the rest hold blocks those files link to.
+    pub files: usize,
     pub concat_dim: Option<String>,
     pub stack_dim: Option<String>,
     pub attrs: Map<String, Value>,
@@ -120,6 +133,14 @@ impl std::fmt::Debug for Remains {
 }
 
 impl Plan {
+    /// The files planned (without the files they link to).
+    pub fn inputs(&self) -> &[SourceRef] {
+        match self.files {
+            0 => &self.sources,
+            n => &self.sources[..n.min(self.sources.len())],
+        }
+    }
+
     /// True when something was left out (a file, an array, or a file that contributes nothing):
     /// the CLI's exit code 3.
     pub fn incomplete(&self) -> bool {

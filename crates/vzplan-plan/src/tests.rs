@@ -73,6 +73,7 @@ fn file(
         fields: Vec::new(),
     };
     SourceLayout {
+        linked: Vec::new(),
         url: format!("file:///d/{name}"),
         size: 1 << 20,
         etag: None,

@@ -18,7 +18,10 @@ const MAX_VALUES: u64 = 64 << 20;
 
 /// Moves every array of `l` that fails [`check`] to the file's problems, with the reason.
 pub(crate) fn reject_invalid(l: &mut SourceLayout) {
-    let size = l.size;
+    // The file's own size, then each linked file's: a block's range is checked against its own.
+    let sizes: Vec<u64> = std::iter::once(l.size)
+        .chain(l.linked.iter().map(|s| s.size))
+        .collect();
     // Blocks outside the current extent (an HDF5 dataset shrunk after writing) are not part of
     // the array: dropped before anything looks at them.
     for a in &mut l.arrays {
@@ -37,13 +40,13 @@ pub(crate) fn reject_invalid(l: &mut SourceLayout) {
     // Nearly every file passes: its arrays stay where the reader put them. (A new vector per
     // file, made on the planning thread, would be fresh memory: the scanning threads' blocks it
     // frees do not come back to this thread. At 1,000 small files that was 1.9 MB of page faults.)
-    if l.arrays.iter().all(|a| check(a, size).is_ok()) {
+    if l.arrays.iter().all(|a| check(a, &sizes).is_ok()) {
         return;
     }
     let mut ok = Vec::with_capacity(l.arrays.len());
     let mut bad = Vec::new();
     for a in std::mem::take(&mut l.arrays) {
-        match check(&a, size) {
+        match check(&a, &sizes) {
             Ok(()) => ok.push(a),
             Err(e) => bad.push((a.path, e)),
         }
@@ -104,8 +107,9 @@ fn check_fields(a: &ArrayLayout) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks one array of a file of `file_size` bytes; the error says what is wrong.
-pub(crate) fn check(a: &ArrayLayout, file_size: u64) -> Result<(), String> {
+/// Checks one array of a file of `sizes[0]` bytes whose linked files have `sizes[1..]`; the
+/// error says what is wrong.
+pub(crate) fn check(a: &ArrayLayout, sizes: &[u64]) -> Result<(), String> {
     let rank = a.shape.len();
     if a.dims.len() != rank || a.chunks.block.len() != rank {
         return Err(format!(
@@ -178,7 +182,11 @@ pub(crate) fn check(a: &ArrayLayout, file_size: u64) -> Result<(), String> {
             e.index
         ));
     }
+    if a.chunks.entries.has_sources() {
+        return check_linked_ranges(a, sizes);
+    }
     // Every range checked over the columns; an entry only looked at to name it.
+    let file_size = sizes.first().copied().unwrap_or(0);
     let bad = a.chunks.entries.first_range_past(file_size);
     if let Some(e) = bad.and_then(|i| a.chunks.entries.get(i)) {
         if let DataRef::Ref { offset, length } = e.data {
@@ -192,6 +200,32 @@ pub(crate) fn check(a: &ArrayLayout, file_size: u64) -> Result<(), String> {
                     e.index
                 ),
             });
+        }
+    }
+    Ok(())
+}
+
+/// The ranges of an array with blocks in linked files: each within its own file, whose source
+/// the file lists.
+fn check_linked_ranges(a: &ArrayLayout, sizes: &[u64]) -> Result<(), String> {
+    for e in &a.chunks.entries {
+        let Some(&size) = sizes.get(e.source) else {
+            return Err(format!(
+                "chunk {:?} is in linked file {}, but the file lists {} linked file(s)",
+                e.index,
+                e.source,
+                sizes.len().saturating_sub(1)
+            ));
+        };
+        if let DataRef::Ref { offset, length } = e.data {
+            let end = offset.checked_add(length);
+            if end.is_none_or(|end| size > 0 && end > size) {
+                return Err(format!(
+                    "chunk {:?} (offset {offset}, length {length}) reaches past the end of its \
+                     file ({size} bytes)",
+                    e.index
+                ));
+            }
         }
     }
     Ok(())

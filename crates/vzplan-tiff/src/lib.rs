@@ -292,6 +292,7 @@ pub fn read_layout_with(r: &dyn RangeRead, opts: &Options) -> Result<SourceLayou
 
     let meta = r.meta();
     Ok(SourceLayout {
+        linked: Vec::new(),
         url: r.url().to_string(),
         size: meta.size,
         etag: meta.etag.clone(),

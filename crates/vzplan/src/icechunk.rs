@@ -62,7 +62,7 @@ impl Output for IcechunkOutput {
             message: format!(
                 "vzplan build: {} array(s) from {} file(s)",
                 plan.arrays.len(),
-                plan.sources.len()
+                plan.inputs().len()
             ),
             io: self.io.clone(),
             ..IcechunkOptions::default()

@@ -189,21 +189,32 @@ pub(crate) fn take(line: &[u8]) -> Result<Line, BadLine> {
         });
     };
     l.rewriter = reader.rewriter(&l.url);
-    if let Some(t) = l.mtime.as_deref().filter(|t| !vzplan_io::valid_mtime(t)) {
+    identity(l.mtime.as_deref(), l.etag.as_deref())?;
+    // The files it links to are sources like itself.
+    for s in &l.linked {
+        vzplan_io::check_source_url(&s.url)?;
+        identity(s.mtime.as_deref(), s.etag.as_deref())?;
+    }
+    Ok(Line::Layout(Box::new(l)))
+}
+
+/// A file's identity fields, as a scan records them.
+fn identity(mtime: Option<&str>, etag: Option<&str>) -> Result<(), BadLine> {
+    if let Some(t) = mtime.filter(|t| !vzplan_io::valid_mtime(t)) {
         return Err(BadLine::Field {
             field: "mtime",
             value: t.chars().take(64).collect(),
             what: "an RFC 3339 time in UTC",
         });
     }
-    if let Some(e) = l.etag.as_deref().filter(|e| !vzplan_io::valid_etag(e)) {
+    if let Some(e) = etag.filter(|e| !vzplan_io::valid_etag(e)) {
         return Err(BadLine::Field {
             field: "etag",
             value: e.chars().take(64).collect(),
             what: "an entity tag (printable ASCII, at most 1 KiB)",
         });
     }
-    Ok(Line::Layout(Box::new(l)))
+    Ok(())
 }
 
 /// Lines of at most a given length, without keeping more of a longer one.

@@ -140,6 +140,7 @@ impl Request {
             io: self.io_options()?,
             fail_fast: self.fail_fast,
             cancel: self.cancel.clone(),
+            sources_under: self.sources_under.clone(),
         })
     }
 

@@ -7,6 +7,7 @@
 
 use crate::formats::{self, FormatError, ReadOptions};
 use crate::inputs::{Input, Inputs};
+use crate::named::Named;
 use crate::progress::{Progress, ProgressSink};
 use crate::scanned::unreachable;
 pub use crate::scanned::{FileError, Scanned};
@@ -14,7 +15,7 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use vzplan_core::SourceLayout;
-use vzplan_io::{IoOptions, RangeRead, Stats};
+use vzplan_io::{IoOptions, LinkError, Linker, RangeRead, Stats};
 use vzplan_plan::ScanFailure;
 
 /// Files in flight by default when any input is on object storage.
@@ -33,6 +34,10 @@ pub struct ScanOptions {
     /// Set from elsewhere (a binding's Ctrl-C) to stop: files not started are not scanned and
     /// [`scan`] returns [`crate::Error::Cancelled`].
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Where the files a scanned file names (HDF5 external links' targets, virtual datasets'
+    /// sources) may be read from, besides the inputs themselves: `--sources-under` prefixes
+    /// ([`crate::named`]). A file named by nothing else is never read.
+    pub sources_under: Vec<String>,
 }
 
 impl ScanOptions {
@@ -51,19 +56,59 @@ impl Default for ScanOptions {
             io: IoOptions::default(),
             fail_fast: false,
             cancel: None,
+            sources_under: Vec::new(),
         }
     }
 }
 
-/// Reads one file's layout, picking the reader by the file's first bytes.
+/// Reads one file's layout, picking the reader by the file's first bytes. The files it names
+/// are read when they are `r` itself or under [`ScanOptions::sources_under`].
 pub fn scan_one(r: &dyn RangeRead, opts: &ScanOptions) -> Result<SourceLayout, FormatError> {
+    let named = Named::new([r.url()], &opts.sources_under).unwrap_or_default();
+    scan_linked(r, opts, &RunLinker::new(&named, &opts.io))
+}
+
+fn scan_linked(
+    r: &dyn RangeRead,
+    opts: &ScanOptions,
+    linker: &RunLinker<'_>,
+) -> Result<SourceLayout, FormatError> {
     let o = ReadOptions {
         chunk_bytes: opts.chunk_bytes,
+        linker: Some(linker),
     };
     formats::read_layout(r, &o)
 }
 
-fn scan_input(input: &Input, opts: &ScanOptions) -> Scanned {
+/// Opens the files scanned files name, when the run named them ([`Named`]).
+struct RunLinker<'a> {
+    named: &'a Named,
+    io: &'a IoOptions,
+}
+
+impl<'a> RunLinker<'a> {
+    fn new(named: &'a Named, io: &'a IoOptions) -> Self {
+        RunLinker { named, io }
+    }
+}
+
+impl Linker for RunLinker<'_> {
+    fn open(&self, url: &str) -> Result<Arc<dyn RangeRead>, LinkError> {
+        vzplan_io::check_source_url(url)?;
+        if !self.named.allows(url) {
+            return Err(LinkError::NotNamed {
+                url: vzplan_io::redact(url),
+                reason: format!(
+                    "only another file names it (pass --sources-under {} to let vzplan read it)",
+                    vzplan_io::redact(&crate::named::parent(url))
+                ),
+            });
+        }
+        Ok(vzplan_io::open(url, self.io)?)
+    }
+}
+
+fn scan_input(input: &Input, opts: &ScanOptions, linker: &RunLinker<'_>) -> Scanned {
     if let Some(reason) = &input.rejected {
         return Scanned {
             input: input.name.clone(),
@@ -78,7 +123,7 @@ fn scan_input(input: &Input, opts: &ScanOptions) -> Scanned {
     let (result, stats) = match vzplan_io::open_with_meta(&input.name, input.meta.clone(), &opts.io)
     {
         Ok(r) => {
-            let scanned = scan_one(r.as_ref(), opts);
+            let scanned = scan_linked(r.as_ref(), opts, linker);
             let stats = r.stats();
             let result = match scanned {
                 Ok(_) if stats.unreachable > 0 => Err(FileError::Unreachable {
@@ -129,6 +174,12 @@ pub fn scan_all(inputs: &[Input], opts: &ScanOptions, progress: &dyn ProgressSin
     });
     let stop = AtomicBool::new(false);
     let same = same_files(inputs);
+    // The inputs are named; so is what lies under a --sources-under prefix (checked when the
+    // request was made: a prefix that fails here names nothing).
+    let named = Named::new(inputs.iter().map(|i| i.url.as_str()), &opts.sources_under)
+        .or_else(|_| Named::new(inputs.iter().map(|i| i.url.as_str()), &[]))
+        .unwrap_or_default();
+    let linker = RunLinker::new(&named, &opts.io);
     let run = || {
         inputs
             .par_iter()
@@ -152,7 +203,7 @@ pub fn scan_all(inputs: &[Input], opts: &ScanOptions, progress: &dyn ProgressSin
                         stats: Stats::default(),
                     }
                 } else {
-                    let s = scan_input(input, opts);
+                    let s = scan_input(input, opts, &linker);
                     if s.result.is_err() && opts.fail_fast {
                         stop.store(true, Ordering::Relaxed);
                     }

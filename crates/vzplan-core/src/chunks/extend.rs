@@ -52,9 +52,10 @@ impl ChunkList {
     /// says; an entry whose index is not below `m.limits` on every axis (before the move), or of
     /// another rank, is left out. The same as pushing each entry, without a view and a copy of
     /// its data per entry: the planner placing a file's table.
+    /// When `other` names its entries' sources (blocks in linked files), they keep them.
     pub fn extend_moved(&mut self, other: &ChunkList, m: &Move<'_>) {
         debug_assert!(other.is_plain());
-        if self.extend_narrow(other, m) {
+        if !other.has_sources() && self.extend_narrow(other, m) {
             return;
         }
         let mut key = Vec::with_capacity(m.limits.len() + 1);
@@ -70,7 +71,11 @@ impl ChunkList {
                 *x = x.saturating_add(m.shift);
             }
             let (offset, length) = (other.offset[i], other.length.get(i).unwrap_or(0));
-            self.push(&key, m.source, ChunkData::Ref { offset, length }, 0);
+            let source = match other.source.get(i) {
+                Some(&s) => s as usize,
+                None => m.source,
+            };
+            self.push(&key, source, ChunkData::Ref { offset, length }, 0);
         }
     }
 

@@ -63,7 +63,11 @@ impl Serialize for ChunkList {
             _ => None,
         };
         let (inline, mask) = (!self.inline.is_empty(), !self.mask.is_empty());
-        let mut m = s.serialize_struct("ChunkList", 3 + usize::from(inline) + usize::from(mask))?;
+        // A file's own table names no source; one that references linked files lists each
+        // entry's (see `SourceLayout::linked`), padded to every entry.
+        let source = !self.source.is_empty();
+        let n = 3 + usize::from(inline) + usize::from(mask) + usize::from(source);
+        let mut m = s.serialize_struct("ChunkList", n)?;
         match grid {
             Some(g) => m.serialize_field("index", &GridOut { grid: g })?,
             None => m.serialize_field("index", &IndexList(self))?,
@@ -72,6 +76,11 @@ impl Serialize for ChunkList {
         match self.length.column() {
             LengthColumn::Narrow(v) => m.serialize_field("length", v)?,
             LengthColumn::Wide(v) => m.serialize_field("length", v)?,
+        }
+        if source {
+            let mut column = self.source.clone();
+            column.resize(self.len(), 0);
+            m.serialize_field("source", &column)?;
         }
         if inline {
             let pairs: Vec<_> = self.inline.iter().map(|(i, b)| (i, B64(b))).collect();
@@ -186,6 +195,9 @@ struct Columns {
     inline: Vec<(usize, BytesIn)>,
     #[serde(default)]
     filter_mask: Vec<(usize, u32)>,
+    /// Each entry's source: 0 the file itself, k the file's k-th linked file.
+    #[serde(default)]
+    source: Vec<u32>,
 }
 
 /// Side entries (`inline`, `filter_mask`) name positions inside the list, in increasing order
@@ -232,9 +244,21 @@ impl Columns {
                 return Err(format!("{count} chunk indexes for {len} chunk offsets"));
             }
         };
+        if !self.source.is_empty() && self.source.len() != len {
+            return Err(format!(
+                "{} chunk sources for {len} chunk offsets",
+                self.source.len()
+            ));
+        }
+        // A column of zeros is the same as none.
+        let source = match self.source.iter().all(|&s| s == 0) {
+            true => Vec::new(),
+            false => self.source,
+        };
         let mut l = ChunkList {
             rank,
             index,
+            source,
             offset: self.offset,
             length: self.length.0,
             ..ChunkList::default()
@@ -384,8 +408,8 @@ mod tests {
                 "repeated",
             ),
             (
-                r#"{"index":[[0]],"offset":[1],"length":[1],"source":[0]}"#,
-                "unknown field",
+                r#"{"index":[[0]],"offset":[1],"length":[1],"source":[0,1]}"#,
+                "2 chunk sources for 1",
             ),
             // A repeat is refused whatever the mask's value, and out of order too.
             (

@@ -122,16 +122,19 @@ pub fn page(plan: &Plan) -> String {
 pub fn page_with(plan: &Plan, axes: &FileAxes) -> String {
     let mut s = String::new();
     let title = if plan.mosaic_dims.is_some() {
-        format!("vzplan: mosaic of {} file(s)", plan.sources.len())
+        format!("vzplan: mosaic of {} file(s)", plan.inputs().len())
     } else if let Some(d) = &plan.stack_dim {
-        format!("vzplan: {} file(s) stacked along '{d}'", plan.sources.len())
-    } else if let Some(d) = plan.concat_dim.as_ref().filter(|_| plan.sources.len() > 1) {
+        format!(
+            "vzplan: {} file(s) stacked along '{d}'",
+            plan.inputs().len()
+        )
+    } else if let Some(d) = plan.concat_dim.as_ref().filter(|_| plan.inputs().len() > 1) {
         format!(
             "vzplan: {} file(s) concatenated along '{d}'",
-            plan.sources.len()
+            plan.inputs().len()
         )
     } else {
-        format!("vzplan: {} file(s)", plan.sources.len())
+        format!("vzplan: {} file(s)", plan.inputs().len())
     };
     let _ = write!(
         s,

@@ -160,7 +160,8 @@ impl FilePart<'_> {
                 keep[self.k] = r;
                 keep
             });
-            push_block(p, &key, self.src, e.data, e.filter_mask, block, keep);
+            let src = entries.source_or(&e, self.src);
+            push_block(p, &key, src, e.data, e.filter_mask, block, keep);
         }
     }
 
@@ -261,7 +262,8 @@ impl FilePart<'_> {
                 }
                 data => data.to_owned(),
             };
-            p.chunks.push(&key, self.src, data, 0);
+            p.chunks
+                .push(&key, entries.source_or(&e, self.src), data, 0);
         }
         Some(edges)
     }

@@ -11,9 +11,33 @@ use crate::{
 };
 use vzplan_core::{ArrayLayout, ArrayProblem, ChunkList, SourceLayout};
 
-/// Sources, root attributes and nested groups of the output, from the ordered layouts.
-pub(crate) fn common_metadata(layouts: &[SourceLayout], p: &mut Plan) {
+/// Sources, root attributes and nested groups of the output, from the ordered layouts. The
+/// files come first (source `i` is layout `i`), then the files they link to, each once; the
+/// blocks a file has in linked files are given those sources here, before any is placed.
+pub(crate) fn common_metadata(layouts: &mut [SourceLayout], p: &mut Plan) {
     p.sources = layouts.iter().map(SourceRef::of).collect();
+    p.files = layouts.len();
+    let mut at: std::collections::HashMap<String, usize> = p
+        .sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.url.clone(), i))
+        .collect();
+    for (i, l) in layouts.iter_mut().enumerate() {
+        let linked: Vec<usize> = l
+            .linked
+            .iter()
+            .map(|s| {
+                *at.entry(s.url.clone()).or_insert_with(|| {
+                    p.sources.push(SourceRef::linked(s));
+                    p.sources.len() - 1
+                })
+            })
+            .collect();
+        for a in &mut l.arrays {
+            a.chunks.entries.map_sources(i, &linked);
+        }
+    }
     p.attrs = layouts[0].attrs.clone();
     let mut seen_groups = std::collections::HashSet::new();
     for g in layouts.iter().flat_map(|l| &l.groups) {

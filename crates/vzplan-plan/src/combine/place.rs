@@ -62,7 +62,7 @@ pub(crate) fn push_file(
         push_block(
             p,
             &key,
-            source,
+            entries.source_or(&e, source),
             e.data,
             e.filter_mask,
             &a.chunks.block,

@@ -221,7 +221,8 @@ impl Mosaic<'_, '_> {
                                 }
                             }
                         };
-                        p.chunks.push(&key, t.src, data, 0);
+                        p.chunks
+                            .push(&key, t.a.chunks.entries.source_or(&e, t.src), data, 0);
                     }
                 }
             }

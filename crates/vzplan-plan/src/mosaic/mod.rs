@@ -64,8 +64,8 @@ struct Placed<'a> {
 }
 
 /// Plans a mosaic: called by [`crate::plan`] when `--mosaic` (or a layout) is given.
-pub(crate) fn plan(layouts: Vec<SourceLayout>, opts: &Options, p: &mut Plan) {
-    crate::combine::common_metadata(&layouts, p);
+pub(crate) fn plan(mut layouts: Vec<SourceLayout>, opts: &Options, p: &mut Plan) {
+    crate::combine::common_metadata(&mut layouts, p);
     let Some((rows, cols)) = layouts.iter().flat_map(|l| &l.arrays).find_map(|a| {
         mosaic_dims(a).map(|(ky, kx)| (a.dims[ky].name.clone(), a.dims[kx].name.clone()))
     }) else {

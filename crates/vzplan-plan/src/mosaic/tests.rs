@@ -71,6 +71,7 @@ fn tile(
         fields: Vec::new(),
     };
     SourceLayout {
+        linked: Vec::new(),
         url: format!("file:///m/{name}"),
         size: 1 << 24,
         etag: None,

@@ -34,8 +34,12 @@ impl FormatReader for Hdf5 {
         vzplan_hdf5::sniff(head)
     }
 
-    fn read(&self, r: &dyn RangeRead, _: &ReadOptions) -> Result<SourceLayout, FormatError> {
-        vzplan_hdf5::read_layout(r).map_err(|e| {
+    fn read(&self, r: &dyn RangeRead, opts: &ReadOptions<'_>) -> Result<SourceLayout, FormatError> {
+        let read = match opts.linker {
+            Some(linker) => vzplan_hdf5::read_layout_linked(r, linker),
+            None => vzplan_hdf5::read_layout(r),
+        };
+        read.map_err(|e| {
             let past = match &e.source {
                 vzplan_hdf5::Error::Io(io) => words::past_end(io),
                 // A structure cut off by the end of a file small enough to be read whole.

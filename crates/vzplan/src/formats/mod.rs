@@ -18,17 +18,30 @@ use vzplan_io::{IoError, RangeRead};
 pub const HEAD_BYTES: u64 = 8;
 
 /// What the readers take besides the file.
-#[derive(Clone, Copy, Debug)]
-pub struct ReadOptions {
+#[derive(Clone, Copy)]
+pub struct ReadOptions<'a> {
     /// Target chunk size when merging netCDF-3 records or cutting fixed variables.
     pub chunk_bytes: u64,
+    /// Opens the files a file names (HDF5 external links, virtual datasets' sources), if the
+    /// run allows it; `None`: such links are problems and nothing else is read.
+    pub linker: Option<&'a dyn vzplan_io::Linker>,
 }
 
-impl Default for ReadOptions {
+impl Default for ReadOptions<'_> {
     fn default() -> Self {
         ReadOptions {
             chunk_bytes: 4 << 20,
+            linker: None,
         }
+    }
+}
+
+impl std::fmt::Debug for ReadOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadOptions")
+            .field("chunk_bytes", &self.chunk_bytes)
+            .field("linker", &self.linker.is_some())
+            .finish()
     }
 }
 
@@ -102,7 +115,7 @@ pub trait FormatReader: Sync {
     /// Whether the first [`HEAD_BYTES`] bytes (fewer for a short file) carry the signature.
     fn sniff(&self, head: &[u8]) -> bool;
     /// Reads the file's layout.
-    fn read(&self, r: &dyn RangeRead, opts: &ReadOptions) -> Result<SourceLayout, FormatError>;
+    fn read(&self, r: &dyn RangeRead, opts: &ReadOptions<'_>) -> Result<SourceLayout, FormatError>;
     /// Whether the signature may sit past the head (HDF5: after a user block), so that the
     /// format is tried on a file no format recognised.
     fn signature_may_be_later(&self) -> bool {

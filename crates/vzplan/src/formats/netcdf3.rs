@@ -27,7 +27,7 @@ impl FormatReader for NetCdf3 {
         vzplan_netcdf3::sniff(head)
     }
 
-    fn read(&self, r: &dyn RangeRead, opts: &ReadOptions) -> Result<SourceLayout, FormatError> {
+    fn read(&self, r: &dyn RangeRead, opts: &ReadOptions<'_>) -> Result<SourceLayout, FormatError> {
         let o = vzplan_netcdf3::Options {
             chunk_bytes: opts.chunk_bytes,
         };

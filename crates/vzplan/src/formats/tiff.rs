@@ -27,7 +27,7 @@ impl FormatReader for Tiff {
         vzplan_tiff::sniff(head)
     }
 
-    fn read(&self, r: &dyn RangeRead, _: &ReadOptions) -> Result<SourceLayout, FormatError> {
+    fn read(&self, r: &dyn RangeRead, _: &ReadOptions<'_>) -> Result<SourceLayout, FormatError> {
         vzplan_tiff::read_layout(r).map_err(|e| {
             let (past, part) = match &e {
                 vzplan_tiff::ReadError::Io(io) => (words::past_end(io), "its directory of images"),
