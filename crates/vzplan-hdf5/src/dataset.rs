@@ -160,7 +160,7 @@ fn describe(
     let file = ctx.r.size();
     if esize.max(dtype.size) as u64 > file {
         return Err(Fail::Problem(
-            ProblemKind::DataType,
+            ProblemKind::Unreadable,
             format!(
                 "an element of {} bytes is larger than the file ({file} bytes)",
                 esize.max(dtype.size)

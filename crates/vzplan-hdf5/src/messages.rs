@@ -92,15 +92,15 @@ pub fn fill_new(c: &mut Cur) -> Result<Option<Vec<u8>>> {
         1 | 2 => {
             c.skip(2)?; // allocation time, write time
             let defined = c.u8()?;
-            if version == 1 || defined != 0 {
-                let size = c.u32()? as usize;
-                let v = c.bytes(size)?.to_vec();
-                if defined == 0 {
-                    return Ok(Some(Vec::new()));
-                }
-                return Ok(Some(v));
+            // As the HDF5 library reads it: the size only when a value is defined (old writers
+            // left an undefined 0xFFFFFFFF there), and as a signed number (-1: no value).
+            if defined == 0 {
+                return Ok(Some(Vec::new()));
             }
-            Ok(Some(Vec::new()))
+            match usize::try_from(c.u32()? as i32) {
+                Ok(size) => Ok(Some(c.bytes(size)?.to_vec())),
+                Err(_) => Ok(Some(Vec::new())),
+            }
         }
         3 => {
             let flags = c.u8()?;

@@ -107,6 +107,24 @@ impl NcType {
     }
 
     /// The default fill value (`NC_FILL_*` of `netcdf.h`), big-endian.
+    /// NCO's letter for the type (`ncatted -a name,var,o,<letter>,value`).
+    pub fn nco_code(self) -> &'static str {
+        use NcType::*;
+        match self {
+            Byte => "b",
+            Char => "c",
+            Short => "s",
+            Int => "l",
+            Float => "f",
+            Double => "d",
+            UByte => "ub",
+            UShort => "us",
+            UInt => "ul",
+            Int64 => "ll",
+            UInt64 => "ull",
+        }
+    }
+
     pub fn default_fill(self) -> Vec<u8> {
         use NcType::*;
         match self {

@@ -160,17 +160,22 @@ fn read_layout_with(
             ));
             continue;
         }
-        let fill = match fill_value(v) {
-            Ok(f) => f,
-            Err(reason) => {
-                problems.push(ArrayProblem::new(
-                    v.name.clone(),
-                    ProblemKind::Attribute,
-                    reason,
-                ));
-                continue;
+        let mut attrs = attrs_json(&v.attrs);
+        let fill = fill_value(v).unwrap_or_else(|reason| {
+            // As netCDF-C reads the file: the attribute is not used, the type's default is.
+            attrs.remove("_FillValue");
+            let path = format!("{}:attribute", v.name);
+            let mut pr = ArrayProblem::new(path, ProblemKind::Attribute, reason);
+            // The fix: a _FillValue of the variable's own type (its default, which is in use).
+            let plain = |s: &str| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            let default = decode(v.ty, &v.ty.default_fill());
+            if let (Some(d), true) = (default, plain(&v.name)) {
+                let args = format!("ncatted -a _FillValue,{},o,{},{d}", v.name, v.ty.nco_code());
+                pr = pr.rewrite(args, "refilled");
             }
-        };
+            problems.push(pr);
+            v.ty.default_fill()
+        });
         let chunks = chunk_table(g, geo.recsize, geo.nrecvars, opts.chunk_bytes);
         let values = coordinate_values(r, &h, v, g, geo.recsize, geo.nrecvars)?;
         arrays.push(ArrayLayout {
@@ -183,7 +188,7 @@ fn read_layout_with(
             shape: g.shape.clone(),
             dtype: v.ty.dtype(),
             fill_value: Some(fill),
-            attrs: attrs_json(&v.attrs),
+            attrs,
             codecs: Vec::new(),
             chunks,
             values,
@@ -463,6 +468,15 @@ enum Num {
     F(f64),
 }
 
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Num::I(i) => write!(f, "{i}"),
+            Num::F(x) => write!(f, "{x}"),
+        }
+    }
+}
+
 impl Num {
     fn to_json(self) -> Value {
         match self {
@@ -537,8 +551,9 @@ fn encode(ty: NcType, n: Num) -> Option<Vec<u8>> {
     }
 }
 
-/// `_FillValue` (first element, converted if its type differs and the value fits), else the
-/// netCDF default fill of the type. `Err` is the reason the variable cannot be described.
+/// `_FillValue` (first element, converted if its type differs and the value fits, as netCDF-C
+/// converts it when reading), else the netCDF default fill of the type. `Err`: a `_FillValue`
+/// the variable's type cannot hold, which netCDF-C does not use (why, in words for a finding).
 fn fill_value(v: &VarDef) -> Result<Vec<u8>, String> {
     let Some(a) = v.attrs.iter().find(|a| a.name == "_FillValue") else {
         return Ok(v.ty.default_fill());
@@ -555,8 +570,13 @@ fn fill_value(v: &VarDef) -> Result<Vec<u8>, String> {
         .and_then(|e| decode(a.ty, e))
         .and_then(|n| encode(v.ty, n))
         .ok_or_else(|| {
+            let value = first
+                .and_then(|e| decode(a.ty, e))
+                .map_or_else(|| "?".to_string(), |n| n.to_string());
             format!(
-                "_FillValue attribute of type {} cannot be represented in the variable's type {}",
+                "_FillValue {value} ({}) cannot be represented in the variable's type {}: left out \
+                 of its attributes, as netCDF-C leaves it unused; its fill value is the type's \
+                 default",
                 a.ty.name(),
                 v.ty.name()
             )

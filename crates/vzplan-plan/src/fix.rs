@@ -211,7 +211,7 @@ pub(crate) fn for_problem(t: Target, path: &str, pr: &ArrayProblem) -> String {
             t.command("nccopy -u", "fixed")
         ),
         (ProblemKind::Unreadable, _) => format!(
-            "check {f}: re-download or re-create it; the other files are planned without it"
+            "check {f}: this part of it is malformed (re-download or re-create it); the rest of {f} and the other files are planned without it"
         ),
         (ProblemKind::Naming, _) => {
             let new = path.replace('/', "_");
@@ -304,6 +304,51 @@ mod tests {
         assert!(rechunk(t, &a, &[]).contains("BLOCKXSIZE=1 -co BLOCKYSIZE=1"));
         a.shape = vec![3, 64, 64];
         assert!(rechunk(t, &a, &[1, 16, 32]).contains("BLOCKXSIZE=32 -co BLOCKYSIZE=16"));
+    }
+
+    /// Every kind of problem, with each tool: the fix speaks to the cause (no type conversion
+    /// for a malformed file, no rechunking for a missing filter, no flag for a dangling link).
+    #[test]
+    fn every_problem_kind_has_a_fix_that_fits_its_cause() {
+        use ProblemKind::*;
+        // A kind added without a line here fails to compile.
+        let fits = |k: ProblemKind| -> (&[&str], &[&str]) {
+            match k {
+                Storage => (&["TILED", "CONTI", "nc4"], &["-ot", "attribute", "filter"]),
+                Filter => (&["filter", "COMPRESS"], &["-ot"]),
+                DataType => (&["type", "-ot"], &["filter", "TILED"]),
+                Attribute => (&["attribute"], &["-ot", "TILED"]),
+                PartialRecords => (&["record"], &["-ot", "TILED"]),
+                Unreadable => (&["re-download"], &["-ot", "TILED", "filter", "type"]),
+                Naming => (&["rename"], &["-ot", "TILED"]),
+                Link => (&["link"], &["-ot", "--sources-under", "TILED"]),
+                LinkedFile => (&["--sources-under"], &["-ot", "TILED"]),
+            }
+        };
+        let kinds = [
+            Storage,
+            Filter,
+            DataType,
+            Attribute,
+            PartialRecords,
+            Unreadable,
+            Naming,
+            Link,
+            LinkedFile,
+        ];
+        for tool in [Tool::Nccopy, Tool::H5repack, Tool::Gdal] {
+            let t = Target {
+                url: "file:///d/a.nc",
+                rewriter: tool,
+            };
+            for kind in kinds {
+                let (must, not) = fits(kind);
+                let fix = for_problem(t, "v", &ArrayProblem::new("v", kind, "why"));
+                let ctx = format!("{kind:?} with {tool:?}: {fix}");
+                assert!(must.iter().any(|w| fix.contains(w)), "{ctx}");
+                assert!(!not.iter().any(|w| fix.contains(w)), "{ctx}");
+            }
+        }
     }
 
     #[test]

@@ -147,17 +147,17 @@ pub(crate) fn build(t: &Tiff, ifd: &Ifd, opts: &Options) -> Built<Image> {
 /// ImageWidth/ImageLength, SamplesPerPixel, BitsPerSample and SampleFormat → size and dtype.
 fn samples(t: &Tiff, ifd: &Ifd) -> Built<Samples> {
     let Some(w) = t.uint(ifd, IMAGE_WIDTH)? else {
-        problem!(DataType: "ImageWidth (256) is missing")
+        problem!(Unreadable: "ImageWidth (256) is missing")
     };
     let Some(h) = t.uint(ifd, IMAGE_LENGTH)? else {
-        problem!(DataType: "ImageLength (257) is missing")
+        problem!(Unreadable: "ImageLength (257) is missing")
     };
     if w == 0 || h == 0 {
-        problem!(DataType: "the image is empty ({h} × {w} pixels)");
+        problem!(Unreadable: "the image is empty ({h} × {w} pixels)");
     }
     let spp = t.uint(ifd, SAMPLES_PER_PIXEL)?.unwrap_or(1);
     if spp == 0 || spp > 1 << 16 {
-        problem!(DataType: "SamplesPerPixel {spp} is not supported");
+        problem!(Unreadable: "SamplesPerPixel {spp} is not supported");
     }
     let bps = match ifd.get(BITS_PER_SAMPLE) {
         Some(e) => t.uints(e)?,
@@ -262,16 +262,16 @@ fn grid(t: &Tiff, ifd: &Ifd, s: &Samples, f: &Format) -> Built<Grid> {
         .any(|&tag| ifd.get(tag).is_some());
     let (bh, bw, off_tag, cnt_tag) = if tiled {
         let (Some(tw), Some(tl)) = (t.uint(ifd, TILE_WIDTH)?, t.uint(ifd, TILE_LENGTH)?) else {
-            problem!("a tiled image needs both TileWidth (322) and TileLength (323)");
+            problem!(Unreadable: "a tiled image needs both TileWidth (322) and TileLength (323)");
         };
         if tw == 0 || tl == 0 {
-            problem!("tile size {tl} × {tw} is empty");
+            problem!(Unreadable: "tile size {tl} × {tw} is empty");
         }
         (tl, tw, TILE_OFFSETS, TILE_BYTE_COUNTS)
     } else {
         let rps = t.uint(ifd, ROWS_PER_STRIP)?.unwrap_or(h);
         if rps == 0 {
-            problem!("RowsPerStrip is 0");
+            problem!(Unreadable: "RowsPerStrip is 0");
         }
         (rps.min(h), w, STRIP_OFFSETS, STRIP_BYTE_COUNTS)
     };
@@ -285,11 +285,11 @@ fn grid(t: &Tiff, ifd: &Ifd, s: &Samples, f: &Format) -> Built<Grid> {
         .unwrap_or(u64::MAX);
     let kind = if tiled { "Tile" } else { "Strip" };
     let Some(oe) = ifd.get(off_tag) else {
-        problem!("{kind}Offsets ({off_tag}) is missing");
+        problem!(Unreadable: "{kind}Offsets ({off_tag}) is missing");
     };
     if oe.count != n {
         problem!(
-            "{kind}Offsets has {} entries, the image needs {n}",
+            Unreadable: "{kind}Offsets has {} entries, the image needs {n}",
             oe.count
         );
     }
@@ -306,7 +306,7 @@ fn grid(t: &Tiff, ifd: &Ifd, s: &Samples, f: &Format) -> Built<Grid> {
         Some(e) => {
             if e.count != n {
                 problem!(
-                    "{kind}ByteCounts has {} entries, the image needs {n}",
+                    Unreadable: "{kind}ByteCounts has {} entries, the image needs {n}",
                     e.count
                 );
             }
@@ -322,7 +322,7 @@ fn grid(t: &Tiff, ifd: &Ifd, s: &Samples, f: &Format) -> Built<Grid> {
                 })
                 .collect()
         }
-        None => problem!("{kind}ByteCounts ({cnt_tag}) is missing"),
+        None => problem!(Unreadable: "{kind}ByteCounts ({cnt_tag}) is missing"),
     };
     Ok(Grid {
         tiled,
@@ -390,7 +390,7 @@ fn entries(
             continue; // unallocated (sparse) or empty padded block: reads as the fill value
         }
         if off == 0 {
-            problem!("{kind} {i} has offset 0 but {cnt} bytes");
+            problem!(Unreadable: "{kind} {i} has offset 0 but {cnt} bytes");
         }
         let len = if uncompressed {
             let rows =
@@ -401,7 +401,7 @@ fn entries(
                 };
             let need = rows * g.row_bytes;
             if cnt < need {
-                problem!("{kind} {i} stores {cnt} bytes, fewer than the {need} an uncompressed block needs");
+                problem!(Unreadable: "{kind} {i} stores {cnt} bytes, fewer than the {need} an uncompressed block needs");
             }
             need
         } else {

@@ -150,15 +150,26 @@ fn missing_tags_are_problems_or_defaults() {
             l.arrays.iter().all(|a| a.path != "0"),
             "{name} without {tag}"
         );
-        l.problems[0].reason.clone()
+        (l.problems[0].reason.clone(), l.problems[0].kind)
     };
-    assert!(problem("strips_u8.tif", 256).contains("ImageWidth (256)"));
-    assert!(problem("strips_u8.tif", 257).contains("ImageLength (257)"));
-    assert!(problem("strips_u8.tif", 273).contains("StripOffsets (273)"));
-    assert!(problem("strips_deflate_i16.tif", 279).contains("StripByteCounts (279)"));
-    assert!(problem("tiled_u16.tif", 322).contains("TileWidth"));
+    // A tag the image cannot be read without: a malformed file (its fix: a good copy), never a
+    // type to convert or a layout to rewrite.
+    let malformed = |name: &str, tag: u16, what: &str| {
+        let (reason, kind) = problem(name, tag);
+        assert!(reason.contains(what), "{name} without {tag}: {reason}");
+        assert_eq!(
+            kind,
+            vzplan_core::ProblemKind::Unreadable,
+            "{name} without {tag}"
+        );
+    };
+    malformed("strips_u8.tif", 256, "ImageWidth (256)");
+    malformed("strips_u8.tif", 257, "ImageLength (257)");
+    malformed("strips_u8.tif", 273, "StripOffsets (273)");
+    malformed("strips_deflate_i16.tif", 279, "StripByteCounts (279)");
+    malformed("tiled_u16.tif", 322, "TileWidth");
     // RowsPerStrip defaults to ImageLength: then the 4 strip offsets do not fit one strip.
-    assert!(problem("strips_u8.tif", 278).contains("StripOffsets has 4 entries"));
+    malformed("strips_u8.tif", 278, "StripOffsets has 4 entries");
 
     // Uncompressed strips without StripByteCounts: derived (libtiff does the same).
     let mut b = fixture("strips_u8.tif");
@@ -166,7 +177,9 @@ fn missing_tags_are_problems_or_defaults() {
     let l = read(b).unwrap();
     assert_eq!(l.arrays[0].chunks.entries.len(), 4);
     // BitsPerSample missing → 1 bit (TIFF 6.0 default) → problem, not a wrong dtype.
-    assert!(problem("strips_u8.tif", 258).contains("1-bit"));
+    let (reason, kind) = problem("strips_u8.tif", 258);
+    assert!(reason.contains("1-bit"), "{reason}");
+    assert_eq!(kind, vzplan_core::ProblemKind::DataType);
     // SampleFormat missing → unsigned (the default): still an array.
     let mut b = fixture("strips_deflate_i16.tif");
     drop_tag(&mut b, 339);
