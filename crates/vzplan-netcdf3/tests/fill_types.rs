@@ -53,7 +53,7 @@ fn a_fill_of_another_type_is_converted_or_left_out_of_the_attributes() {
                 let default = match a.dtype.size {
                     1 => -127.0,
                     2 => -32767.0,
-                    _ => 9.969_209_968_386_869e36_f32 as f64,
+                    _ => f32::from_be_bytes([0x7c, 0xf0, 0, 0]) as f64,
                 };
                 assert_eq!(fill, default, "{ctx}");
             } else {
