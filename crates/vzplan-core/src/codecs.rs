@@ -54,6 +54,32 @@ pub enum CodecId {
     Packbits,
     /// TIFF JPEG (7).
     Jpeg,
+    /// TIFF FillOrder 2: the bits of each byte reversed (array → array, before `bytes`).
+    Bitorder,
+    /// TIFF packed integers of 1–31 bits (in place of `bytes`).
+    Packints,
+    /// TIFF CCITT modified Huffman RLE (2).
+    Ccittrle,
+    /// TIFF CCITT Group 3 fax (3).
+    Ccittfax3,
+    /// TIFF CCITT Group 4 fax (4).
+    Ccittfax4,
+    /// TIFF WebP (50001).
+    Webp,
+    /// TIFF PNG (34933).
+    Png,
+    /// TIFF JPEG 2000 (33003–33005, 34712).
+    Jpeg2k,
+    /// TIFF JPEG XL (50002, 52546).
+    Jpegxl,
+    /// TIFF JPEG XR (34934, 22610).
+    Jpegxr,
+    /// TIFF LERC (34887).
+    Lerc,
+    /// bzip2 stream: HDF5 bzip2 filter (307).
+    Bz2,
+    /// Raw LZF, without imagecodecs' size header: HDF5 LZF filter (32000).
+    Lzf,
     /// Any other name.
     Other(String),
 }
@@ -134,6 +160,71 @@ impl CodecId {
         (
             CodecId::Jpeg,
             "imagecodecs_jpeg",
+            "https://github.com/cgohlke/imagecodecs",
+        ),
+        (
+            CodecId::Bitorder,
+            "imagecodecs_bitorder",
+            "https://github.com/cgohlke/imagecodecs",
+        ),
+        (
+            CodecId::Packints,
+            "imagecodecs_packints",
+            "https://github.com/cgohlke/imagecodecs",
+        ),
+        (
+            CodecId::Ccittrle,
+            "imagecodecs_ccittrle",
+            "https://github.com/cgohlke/imagecodecs",
+        ),
+        (
+            CodecId::Ccittfax3,
+            "imagecodecs_ccittfax3",
+            "https://github.com/cgohlke/imagecodecs",
+        ),
+        (
+            CodecId::Ccittfax4,
+            "imagecodecs_ccittfax4",
+            "https://github.com/cgohlke/imagecodecs",
+        ),
+        (
+            CodecId::Webp,
+            "imagecodecs_webp",
+            "https://github.com/cgohlke/imagecodecs",
+        ),
+        (
+            CodecId::Png,
+            "imagecodecs_png",
+            "https://github.com/cgohlke/imagecodecs",
+        ),
+        (
+            CodecId::Jpeg2k,
+            "imagecodecs_jpeg2k",
+            "https://github.com/cgohlke/imagecodecs",
+        ),
+        (
+            CodecId::Jpegxl,
+            "imagecodecs_jpegxl",
+            "https://github.com/cgohlke/imagecodecs",
+        ),
+        (
+            CodecId::Jpegxr,
+            "imagecodecs_jpegxr",
+            "https://github.com/cgohlke/imagecodecs",
+        ),
+        (
+            CodecId::Lerc,
+            "imagecodecs_lerc",
+            "https://github.com/cgohlke/imagecodecs",
+        ),
+        (
+            CodecId::Bz2,
+            "numcodecs.bz2",
+            "https://numcodecs.readthedocs.io/en/stable/compression/bz2.html",
+        ),
+        (
+            CodecId::Lzf,
+            "imagecodecs_lzf",
             "https://github.com/cgohlke/imagecodecs",
         ),
     ];

@@ -219,6 +219,9 @@ fn describe(
         codecs = vec![crate::vlen::codec()];
         fill = None;
     }
+    let chunk_bytes = chunk_elems.saturating_mul(esize as u64);
+    crate::filters::check_stored_sizes(&codecs, chunk_bytes, &chunks.entries)
+        .map_err(kind(ProblemKind::Filter))?;
     if let Some(d) = model.enum_dict {
         amap.entry("enum_dict")
             .or_insert(serde_json::Value::Object(d));

@@ -1,10 +1,10 @@
 //! The datatype message (HDF5 spec IV.A.2.d), decoded into [`Datatype`], and the classes beyond
-//! plain numbers and strings: compound (class 6),
-//! enumerated (class 8) and complex (class 11, HDF5 2.0), and what the model makes of them:
-//! an enum is its base integer type with the names and values in the attributes (as
-//! netCDF4-python's `enum_dict`), a compound of two equal floats named `r`/`i` (h5py's complex
-//! numbers) or a class-11 complex is `complex64`/`complex128`, and any other compound of plain
-//! numbers is a Zarr v3 `struct` (zarr-python >= 3.1 reads it).
+//! plain numbers and strings: bitfield (class 4), compound (class 6), enumerated (class 8) and
+//! complex (class 11, HDF5 2.0), and what the model makes of them: a bitfield is the unsigned
+//! integer of its size (as h5py reads it), an enum is its base integer type with the names and
+//! values in the attributes (as netCDF4-python's `enum_dict`), a compound of two equal floats named
+//! `r`/`i` (h5py's complex numbers) or a class-11 complex is `complex64`/`complex128`, and any
+//! other compound of plain numbers is a Zarr v3 `struct` (zarr-python >= 3.1 reads it).
 //!
 //! Spec: HDF5 File Format Specification Version 3.0, <https://support.hdfgroup.org/documentation/hdf5/latest/_f_m_t3.html>.
 
@@ -128,14 +128,17 @@ fn datatype_depth(c: &mut Cur, depth: u32) -> Result<Datatype> {
     let size = c.u32()?;
     let other = |what: String| Datatype::Other { class, size, what };
     Ok(match class {
-        0 => {
+        // A bitfield has the properties of a fixed-point type and no sign: h5py reads it as the
+        // unsigned integer of its size.
+        0 | 4 => {
             let offset = c.u16()?;
             let precision = c.u16()?;
             let be = b0 & 1 != 0;
-            let signed = b0 & 0x08 != 0;
+            let signed = class == 0 && b0 & 0x08 != 0;
             if !matches!(size, 1 | 2 | 4 | 8) || offset != 0 || precision as u32 != size * 8 {
                 other(format!(
-                    "fixed-point datatype of {size} bytes with bit offset {offset} and precision {precision}"
+                    "{} datatype of {size} bytes with bit offset {offset} and precision {precision}",
+                    class_name(class)
                 ))
             } else {
                 Datatype::Int { size, signed, be }
