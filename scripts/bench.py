@@ -341,7 +341,7 @@ def capability(vz):
             p = subprocess.run([vz, "build", *paths, "-o", f"{tmp}/r.json", "--json"],
                                capture_output=True, text=True)
             rep = json.loads(p.stdout) if p.stdout else {}
-            row["vzplan"] = ("built, exact (scripts/readback.py)" if "tas" in [a["path"] for a in rep.get("arrays", [])]
+            row["vzplan"] = ("built, exact (tests/conformance)" if "tas" in [a["path"] for a in rep.get("arrays", [])]
                              else "refused tas with findings: " + ", ".join(sorted({f["kind"] for f in rep.get("findings", [])})))
         r = in_child(lambda: _kerchunk_case(paths))
         row["kerchunk"] = r.get("error") or r["result"]

@@ -114,12 +114,12 @@ def workload(vz, paths, rounds, tmp, tools=("kerchunk", "virtualizarr")):
 
 
 def layouts_run(vz, root, files, chunks, rounds):
-    """vzplan alone from a synthetic layouts file (`gen_layouts.py`): refs per second, memory."""
+    """vzplan alone from a synthetic layouts file (`fixtures/layouts.py`): refs per second, memory."""
     # Chunk tables as columns, the form `vzplan scan` writes (named so that a file of the older
     # entry-object form left by an earlier run is not taken for it).
     lay = root / f"layouts-{files}x{chunks}-columns.jsonl"
     if not lay.exists():
-        subprocess.run(["python3", str(bench.ROOT / "scripts/gen_layouts.py"), "--files",
+        subprocess.run(["python3", str(bench.ROOT / "scripts/fixtures/layouts.py"), "--files",
                         str(files), "--chunks", str(chunks), "-o", str(lay)], check=True)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

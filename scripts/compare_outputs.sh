@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs two vzplan binaries on every case of testdata/collections/cases.json and
-# testdata/mosaic/cases.json (inputs and extra args as scripts/readback.py runs them) and diffs
-# what they write: refs.json, zarr.json, the HTML page, `build` stdout/stderr/exit code,
-# `plan --json`, `plan` text and `scan` layout lines. Both binaries write to the same paths, so
-# the outputs must be byte-identical.
+# testdata/mosaic/cases.json (inputs and extra args as tests/conformance/test_readback.py runs
+# them) and diffs what they write: refs.json, zarr.json, the HTML page, `build`
+# stdout/stderr/exit code, `plan --json`, `plan` text and `scan` layout lines. Both binaries write
+# to the same paths, so the outputs must be byte-identical.
 #
 #   scripts/compare_outputs.sh BEFORE_BIN AFTER_BIN
 #

@@ -56,7 +56,7 @@ done
 join_files "$corpus/pipeline/nc3_series" testdata/netcdf3/series_*.nc
 # Both chunk-table forms: columns (what scan writes now) and the entry objects of older lines.
 for form in columns entries; do
-  python3 scripts/gen_layouts.py --files 3 --chunks 4 --ny 2 --nx 3 --form $form \
+  python3 scripts/fixtures/layouts.py --files 3 --chunks 4 --ny 2 --nx 3 --form $form \
     -o "$corpus/layouts/gen_$form.jsonl"
 done
 
@@ -73,6 +73,11 @@ for t in "${targets[@]}"; do
       -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
       -artifact_prefix="artifacts/$t/" -print_final_stats=1) 2>&1 | tee "fuzz/$t.log" | \
     grep -E '^#[0-9]+.*(DONE|exec/s)|INFO: fuzzed|crash-|timeout-|oom-|stat::' | tail -5 || true
+  # A target that did not build or start fuzzed nothing: that is a failure, not "no findings".
+  if ! grep -q -E 'stat::number_of_executed_units|INFO: fuzzed for' "fuzz/$t.log"; then
+    echo "== $t did not run (see fuzz/$t.log)" >&2
+    found=1
+  fi
   shopt -s nullglob
   for a in "$art"/crash-* "$art"/timeout-* "$art"/oom-*; do
     mkdir -p "testdata/fuzz-regressions/$t"

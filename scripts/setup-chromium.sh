@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's chromium (headless HTML report check, scripts/html_check.py) if it is missing.
+# Installs Debian's chromium (headless HTML report check, tests/conformance/test_html.py) if it is missing.
 set -euo pipefail
 if command -v chromium >/dev/null 2>&1; then
   exit 0

@@ -1,60 +1,91 @@
 #!/usr/bin/env bash
-# Every test: formatting, lints, the Rust unit/integration tests, and the read-back conformance check
-# (zarr-python over fsspec's ReferenceFileSystem vs netCDF4-python/h5py). Installs what it needs.
+# Every test: formatting, size rules, lints, the Rust tests, the conformance checks of
+# tests/conformance (pytest on two workers: read-back through zarr-python, xarray, icechunk-python,
+# zarrs and tifffile; S3, HTTP and Azure servers on 127.0.0.1; the HTML report in Chromium), the
+# Python package's tests and the real-world sweep. Installs what it needs. Each step prints
+# `== [mm:ss] step`; what runs concurrently is in docs/testing.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 # Incremental state gains a one-off run nothing and costs 1.2 GB of target/ on a clean test build
 # (a CI machine ran out of disk); CARGO_INCREMENTAL=1 keeps it for repeated local runs.
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
+t0=$SECONDS
+step() { printf '== [%02d:%02d] %s\n' $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60)) "$*"; }
+logs=target/test-logs
+rm -rf "$logs"
+mkdir -p "$logs"
 
-bash scripts/setup-python.sh
-# The real writers' tools (GDAL, nccopy, h5repack), Chromium and azurite are installed by
-# scripts/setup-tools.sh, setup-chromium.sh and setup-azurite.sh below, each before its first use.
+# Background jobs: `bg NAME CMD…` (output in target/test-logs/NAME.log); `join NAME` waits for it
+# and fails the script, showing the log, when the job failed. Jobs still running when the script
+# ends (a step failed) are stopped with their children.
+declare -A jobs_by_name=()
+bg() {
+  local name=$1; shift
+  { local s=$SECONDS; "$@"; local rc=$?; echo "took $((SECONDS - s)) s" >"$logs/$name.took"; exit "$rc"; } \
+    >"$logs/$name.log" 2>&1 &
+  jobs_by_name[$name]=$!
+}
+join() {
+  local name=$1 pid=${jobs_by_name[$1]}
+  unset "jobs_by_name[$name]"
+  if ! wait "$pid"; then
+    echo "== $name failed:"; cat "$logs/$name.log"; exit 1
+  fi
+  echo "   (background job $name: $(cat "$logs/$name.took"))"
+}
+kill_tree() { local c; for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$c"; done; kill "$1" 2>/dev/null || true; }
+trap 'for p in "${jobs_by_name[@]}"; do kill_tree "$p"; done' EXIT
+
+step "setup: the real writers' tools; in the background: .venv, .venv-realworld and the sweep's files, Chromium and azurite"
+# GDAL, nccopy and h5repack from Debian (apt runs here, before the jobs that might also want it).
 bash scripts/setup-tools.sh
+bg venv bash scripts/setup-python.sh test
+bg realworld bash -c "bash scripts/setup-python.sh realworld && bash scripts/fixtures/realworld/make.sh .venv-realworld/bin/python"
+bg browser-azurite bash -c "bash scripts/setup-chromium.sh && bash scripts/setup-azurite.sh"
 
-echo "== cargo fmt --check"
+step "cargo fmt --check"
 cargo fmt --all -- --check
-echo "== size rules: files <= 800 lines, functions <= 150"
+step "size rules: files <= 800 lines, functions <= 150"
 python3 scripts/check_sizes.py
-echo "== cargo clippy -D warnings"
+step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-echo "== cargo test"
+step "cargo test: compile every test target, then the binaries and examples the checks run"
+# One build: the debug binaries the conformance checks run (target/debug/vzplan, zarrs-dump,
+# examples/dump) come from the same feature resolution as the tests, so only zarrs-dump's own
+# binary is new here. (`cargo build -p vzplan-cli` alone resolves fewer features and rebuilds.)
+cargo test --workspace --no-run --quiet
+cargo build --workspace --bins --examples --quiet
+join venv
+step "cargo test: run (the S3 and HTTP tests use .venv)"
 cargo test --workspace --quiet 2>&1 | tee target/cargo-test.log
-echo "== read-back conformance"
-cargo build --quiet -p vzplan-cli
-.venv/bin/python scripts/readback.py --vzplan target/debug/vzplan
-echo "== batch report: 40 padded files, one group, one loop; nccopy runs the loop, then all fit"
-.venv/bin/python scripts/batch_report_check.py --vzplan target/debug/vzplan
-echo "== real-writer HDF5 / netCDF-4 features: plugin filters, enum/complex/vlen types, huge attributes"
-.venv/bin/python scripts/readback.py --vzplan target/debug/vzplan --cases testdata/real/cases.json
-echo "== xarray read-back: xr.open_zarr over the refs (consolidated and not) vs xr.open_mfdataset / tifffile"
-.venv/bin/python scripts/readback_xarray.py --vzplan target/debug/vzplan
-echo "== Icechunk: build --icechunk for every collection, read back with icechunk-python + zarr"
-.venv/bin/python scripts/readback_icechunk.py --vzplan target/debug/vzplan
-echo "== TIFF read-back: every array of every TIFF fixture vs tifffile"
-cargo build --quiet -p vzplan-tiff --examples
-VZPLAN_TIFF_DUMP=target/debug/examples/dump .venv/bin/python scripts/readback_tiff.py
-echo "== object storage: moto S3 on 127.0.0.1, batch through injected faults, read-back over s3"
-.venv/bin/python scripts/readback_s3.py --vzplan target/debug/vzplan
-echo "== zarrs (Rust) as a second reader: every built array equal to zarr-python's"
-cargo build --quiet -p vzplan-zarrs-oracle
-.venv/bin/python scripts/readback_zarrs.py --vzplan target/debug/vzplan --dump target/debug/zarrs-dump
-echo "== HTTP inputs: a byte-range server on 127.0.0.1, refs as the local build's, read back over http, verify"
-.venv/bin/python scripts/readback_http.py --vzplan target/debug/vzplan
-echo "== Azure: azurite on 127.0.0.1 (npm), az:// globs, read back over adlfs, verify with normalised ETags"
-bash scripts/setup-azurite.sh
-.venv/bin/python scripts/readback_azure.py --vzplan target/debug/vzplan
-echo "== mosaics: read-back of the mosaic cases, HTML report in headless chromium"
-.venv/bin/python scripts/readback.py --vzplan target/debug/vzplan --cases testdata/mosaic/cases.json
-bash scripts/setup-chromium.sh
-.venv/bin/python scripts/html_check.py --vzplan target/debug/vzplan
-echo "== Python package: built into .venv (maturin develop), pytest python/tests"
-# Against the CLI (byte-identical builds), xarray's open_mfdataset, a 2-worker Dask LocalCluster
-# and VirtualiZarr. pytest's exit code 5 (no test collected) fails this script like any failure.
-VIRTUAL_ENV="$root/.venv" .venv/bin/maturin develop --quiet
-VZPLAN_CLI="$root/target/debug/vzplan" .venv/bin/python -m pytest -q python/tests
-echo "== real-world sweep: GDAL / nccopy / h5repack variants, each built alone and read back (virtual-tiff installed too)"
-bash scripts/realworld/setup-venv.sh
-bash scripts/realworld/make.sh .venv-realworld/bin/python
-.venv-realworld/bin/python scripts/realworld/sweep.py --vzplan target/debug/vzplan --markdown
+
+step "conformance: pytest -n 2 tests/conformance; the Python package compiles meanwhile (maturin develop)"
+join browser-azurite
+bg maturin env VIRTUAL_ENV="$root/.venv" .venv/bin/maturin develop --quiet
+vz=(--vzplan target/debug/vzplan --tiff-dump target/debug/examples/dump --zarrs-dump target/debug/zarrs-dump)
+# pytest's exit code 5 (no test collected) fails this script like any failure.
+.venv/bin/python -m pytest -v -n 2 --dist loadgroup tests/conformance "${vz[@]}" \
+  --junitxml="$logs/conformance.xml"
+step "real-world sweep: GDAL / nccopy / h5repack files, each built alone and read back (virtual-tiff installed too)"
+join realworld
+.venv-realworld/bin/python -m pytest -q -n 2 tests/conformance/test_realworld.py -m realworld \
+  --vzplan target/debug/vzplan --junitxml="$logs/realworld.xml"
+step "Python package: pytest python/tests"
+# Against the CLI (byte-identical builds), xarray, a 2-worker Dask LocalCluster, VirtualiZarr and
+# the wheel in a clean venv (its build reuses maturin develop's).
+join maturin
+VZPLAN_CLI="$root/target/debug/vzplan" .venv/bin/python -m pytest -q python/tests --junitxml="$logs/python.xml"
+step "done"
+python3 - "$logs"/conformance.xml "$logs"/python.xml "$logs"/realworld.xml <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+
+n = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+for path in sys.argv[1:]:
+    for suite in ET.parse(path).getroot().iter("testsuite"):
+        for k in n:
+            n[k] += int(suite.get(k, 0))
+failed = n["failures"] + n["errors"]
+print(f"pytest: {n['tests'] - failed - n['skipped']} passed, {failed} failed, {n['skipped']} skipped")
+PY

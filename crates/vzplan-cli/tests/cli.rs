@@ -1,5 +1,5 @@
 //! End-to-end: the `vzplan` binary on the shipped collections (testdata/collections, written by
-//! netCDF4-python). Values are checked by scripts/readback.py; here: exit codes, the refs'
+//! netCDF4-python). Values are checked by tests/conformance/test_readback.py; here: exit codes, the refs'
 //! structure, reports, scan → build --from-layouts, verify.
 
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! End-to-end: reports start with a summary of the files (how many fit, how many need which
 //! rewrite and how many bytes of files that is, how many cannot be read), and findings that say
 //! the same about many files are one group with one shell loop. On the shipped collections; the
-//! generated 40-file batch, with the loop run by nccopy, is scripts/batch_report_check.py.
+//! generated 40-file batch, with the loop run by nccopy, is tests/conformance/test_batch_report.py.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Object storage end to end: the `vzplan` binary against a real S3-compatible server on loopback
 //! (moto, started by scripts/s3_server.py from the project venv), optionally behind a proxy that
 //! injects 500s, slow responses and truncated bodies. Values read back through zarr-python with
-//! fsspec's s3 filesystem are checked by scripts/readback_s3.py; here: refs equal to the local run,
+//! fsspec's s3 filesystem are checked by tests/conformance/test_s3.py; here: refs equal to the local run,
 //! canonical URLs, request counts, retries, a missing object, shards and layouts on S3.
 //!
 //! Needs `.venv` (scripts/setup-python.sh). Without it the tests are skipped, except under CI,

@@ -3,7 +3,7 @@
 //!     cargo bench -p vzplan-hdf5 --bench index
 //!
 //! Reads the layout of `testdata/hdf5/bench/<kind>.h5` (4,096 one-element chunks each, written by
-//! h5py: `scripts/fixtures_hdf5_index_bench.py`) from memory, so the index walk is timed, not the
+//! h5py: `scripts/fixtures/hdf5_index_bench.py`) from memory, so the index walk is timed, not the
 //! disk; divan's items/s is chunks per second. Not run in CI (compiled by `--all-targets`);
 //! figures go to docs/benchmarks.md.
 

@@ -1,5 +1,5 @@
 //! Every chunk-index reader against h5py's `chunk_iter` on the fixtures of
-//! scripts/fixtures_hdf5_chunks.py, located without the object model.
+//! scripts/fixtures/hdf5_chunks.py, located without the object model.
 
 mod chunks_common;
 use chunks_common::*;

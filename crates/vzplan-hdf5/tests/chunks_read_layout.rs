@@ -1,5 +1,5 @@
 //! The whole path, `read_layout` → `ArrayLayout.chunks.entries`, against the oracle of every
-//! chunk-index fixture (scripts/fixtures_hdf5_chunks.py).
+//! chunk-index fixture (scripts/fixtures/hdf5_chunks.py).
 
 mod chunks_common;
 use chunks_common::*;

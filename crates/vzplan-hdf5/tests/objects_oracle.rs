@@ -1,4 +1,4 @@
-//! Every fixture of `scripts/fixtures_hdf5.py` read with `read_layout` and compared to the oracle
+//! Every fixture of `scripts/fixtures/hdf5.py` read with `read_layout` and compared to the oracle
 //! table the script wrote from h5py's / netCDF4-python's own view of the same file.
 
 use serde_json::Value;

@@ -1,6 +1,6 @@
-//! The fixtures of `scripts/fixtures_real.py` (testdata/real/): datatypes, plugin filters and
+//! The fixtures of `scripts/fixtures/real.py` (testdata/real/): datatypes, plugin filters and
 //! huge fractal-heap attributes as real writers (h5py, netCDF4-python, hdf5plugin) store them.
-//! Values are checked end to end by `scripts/readback.py --cases testdata/real/cases.json`.
+//! Values are checked end to end by `tests/conformance/test_readback.py` (the cases of testdata/real/cases.json).
 
 use serde_json::{json, Value};
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! Requests per file on object storage, counted by the real reader (`vzplan_io::open` with the
 //! object-storage defaults: a 512 KiB first read, 64 KiB blocks) against a byte-range HTTP server
 //! on loopback (scripts/http_server.py), over files whose metadata lies between their data,
-//! written at test time by h5py and netCDF4 (`scripts/fixtures_hdf5_requests.py --big`).
+//! written at test time by h5py and netCDF4 (`scripts/fixtures/hdf5_requests.py --big`).
 //!
 //! Needs `.venv` (scripts/setup-python.sh). Without it the test is skipped, except under CI,
 //! where it fails.
@@ -45,12 +45,12 @@ fn serve(dir: &Path) -> Option<Server> {
         return None;
     }
     let made = Command::new(&py)
-        .arg(root().join("scripts/fixtures_hdf5_requests.py"))
+        .arg(root().join("scripts/fixtures/hdf5_requests.py"))
         .arg("--big")
         .arg(dir)
         .stdout(Stdio::null())
         .status()
-        .expect("run fixtures_hdf5_requests.py");
+        .expect("run scripts/fixtures/hdf5_requests.py");
     assert!(made.success());
     let info = dir.join("server.json");
     let child = Command::new(&py)

@@ -2,8 +2,8 @@
 //! a reader that counts every `read_at` / `read_many` call (one batch = one round trip, as
 //! `ObjectReader` sends a batch's requests concurrently) under the block cache, with small blocks
 //! and first read so that the chunk index is not in the first read. Fixtures: the 4,096-chunk files
-//! of the index benchmark (`scripts/fixtures_hdf5_index_bench.py`), one per index kind, and a
-//! netCDF-4 file of 10 variables written one after the other (`scripts/fixtures_hdf5_requests.py`).
+//! of the index benchmark (`scripts/fixtures/hdf5_index_bench.py`), one per index kind, and a
+//! netCDF-4 file of 10 variables written one after the other (`scripts/fixtures/hdf5_requests.py`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

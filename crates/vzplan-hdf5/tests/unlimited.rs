@@ -1,5 +1,5 @@
 //! netCDF-4 variables with fewer records than their unlimited dimension
-//! (`testdata/unlimited/short_records.nc`, written by `scripts/fixtures_unlimited.py`): each is
+//! (`testdata/unlimited/short_records.nc`, written by `scripts/fixtures/unlimited.py`): each is
 //! grown to the dimension's length, the chunks past its records left unallocated (fill), unless a
 //! chunk straddling its last record holds padding that is not known to be the fill value.
 

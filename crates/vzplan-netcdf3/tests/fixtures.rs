@@ -1,5 +1,5 @@
 //! The reader against the netCDF4-python oracles of `testdata/netcdf3/` (written by
-//! `scripts/fixtures_netcdf3.py`), and against truncated and byte-flipped copies of those files.
+//! `scripts/fixtures/netcdf3.py`), and against truncated and byte-flipped copies of those files.
 
 use serde_json::Value;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -47,7 +47,7 @@ fn fixtures() -> Vec<(PathBuf, Value)> {
     out.sort_by(|a, b| a.0.cmp(&b.0));
     assert!(
         out.len() >= 9,
-        "fixtures missing: run scripts/fixtures_netcdf3.py"
+        "fixtures missing: run scripts/fixtures/netcdf3.py"
     );
     out
 }

@@ -1,4 +1,4 @@
-//! A valid HDF5 file (scripts/fixtures_bounds.py, 1.4 KB) with a dataset of 2^40 chunks of 1,
+//! A valid HDF5 file (scripts/fixtures/bounds.py, 1.4 KB) with a dataset of 2^40 chunks of 1,
 //! nothing written: read and planned as one run of edges, without one entry per chunk (it
 //! aborted with an 8 TiB allocation), stacked and concatenated too.
 

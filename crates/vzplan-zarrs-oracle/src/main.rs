@@ -2,7 +2,7 @@
 //! zarrs (<https://github.com/zarrs/zarrs>), an implementation independent of zarr-python, and
 //! writes, per array, `OUTDIR/<path with / as %>.bin` (its elements, C order, native byte order)
 //! or `.json` (a list of strings, for variable-length strings), or `.err` (why zarrs cannot read
-//! it). `scripts/readback_zarrs.py` compares them with zarr-python.
+//! it). `tests/conformance/test_zarrs.py` compares them with zarr-python.
 //!
 //! The references are resolved into an in-memory store: inline values (`base64:` or plain text)
 //! as they are, `[url, offset, length]` read from the local file (`file://` URLs and kerchunk v1

@@ -11,7 +11,7 @@
 //! array's drawing, grouped as in the text report ([`crate::summary`]).
 //!
 //! Elements carry `data-*` attributes (`data-tile`, `data-status`, `data-cut`, `data-band`, …)
-//! so that tests can check the rendered DOM (`scripts/html_check.py`).
+//! so that tests can check the rendered DOM (`tests/conformance/test_html.py`).
 
 mod concat;
 

@@ -1,4 +1,4 @@
-//! Shared helpers of the chunk-index tests: fixtures written by scripts/fixtures_hdf5_chunks.py,
+//! Shared helpers of the chunk-index tests: fixtures written by scripts/fixtures/hdf5_chunks.py,
 //! their oracles (h5py's chunk_iter), and locating each file's index without the object model.
 #![allow(dead_code)]
 
@@ -34,7 +34,7 @@ pub fn fixtures() -> Vec<Fixture> {
     names.sort();
     assert!(
         names.len() >= 20,
-        "fixtures missing: run scripts/fixtures_hdf5_chunks.py"
+        "fixtures missing: run scripts/fixtures/hdf5_chunks.py"
     );
     names.into_iter().map(|n| load(&n)).collect()
 }
