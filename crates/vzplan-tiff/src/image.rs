@@ -7,7 +7,7 @@
 //! TIFF 6.0: <https://www.itu.int/itudoc/itu-t/com16/tiff-fx/docs/tiff6.pdf>
 
 use crate::built::{problem, Built, NotBuilt};
-use crate::codecs::{codecs_for, jpeg_supported, jpeg_with_tables};
+use crate::codecs::{codecs_for, jpeg_with_tables, Stored};
 use crate::geo;
 use crate::ifd::{Ifd, Tiff};
 use crate::strips;
@@ -15,7 +15,7 @@ use crate::Options;
 use serde_json::{json, Map, Value};
 use vzplan_core::ProblemKind;
 use vzplan_core::{
-    ArrayLayout, ChunkData, ChunkEntry, ChunkTable, Codec, DType, Dim, EdgeStorage, Endian, Kind,
+    ArrayLayout, ChunkData, ChunkEntry, ChunkTable, DType, Dim, EdgeStorage, Endian, Kind,
 };
 
 pub(crate) const NEW_SUBFILE_TYPE: u16 = 254;
@@ -39,6 +39,8 @@ const TILE_BYTE_COUNTS: u16 = 325;
 pub(crate) const SUB_IFDS: u16 = 330;
 const JPEG_TABLES: u16 = 347;
 const SAMPLE_FORMAT: u16 = 339;
+const T4_OPTIONS: u16 = 292;
+const LERC_PARAMETERS: u16 = 50674;
 const YCBCR_SUBSAMPLING: u16 = 530;
 const GDAL_NODATA: u16 = 42113;
 
@@ -59,13 +61,15 @@ struct Samples {
     w: u64,
     spp: u64,
     dtype: DType,
+    /// Bits per sample as stored (fewer than the dtype's: packed integers).
+    bits: u64,
 }
 
-/// How the samples are stored: interleaving, compression and its codec chain.
+/// How the samples are stored: interleaving, compression, and what decides the codec chain.
 struct Format {
     planar: bool,
     compression: u64,
-    codecs: Vec<Codec>,
+    stored: Stored,
     jpeg_tables: Option<Vec<u8>>,
 }
 
@@ -86,11 +90,18 @@ struct Grid {
 /// Builds the array of one IFD, or says why not: the whole file is bad, or only this image.
 pub(crate) fn build(t: &Tiff, ifd: &Ifd, opts: &Options) -> Built<Image> {
     let s = samples(t, ifd)?;
-    let f = format(t, ifd, &s, opts)?;
+    let mut f = format(t, ifd, &s)?;
     let g = grid(t, ifd, &s, &f)?;
+    f.stored.block_width = g.bw;
+    let mut codecs = codecs_for(&f.stored, opts)?;
     let (edges, dropped) = edge_storage(t, ifd, &s, &f, &g)?;
     let entries = entries(t, &s, &f, &g, edges, &dropped)?;
-    let (Samples { h, w, spp, dtype }, planar) = (s, f.planar);
+    let (
+        Samples {
+            h, w, spp, dtype, ..
+        },
+        planar,
+    ) = (s, f.planar);
     let (bh, bw) = (g.bh, g.bw);
     let (dims, shape, block) = if planar {
         (vec!["band", "y", "x"], vec![spp, h, w], vec![1, bh, bw])
@@ -114,11 +125,11 @@ pub(crate) fn build(t: &Tiff, ifd: &Ifd, opts: &Options) -> Built<Image> {
             }
         }
     }
-    let mut codecs = f.codecs;
     if let Some(tables) = &f.jpeg_tables {
         jpeg_with_tables(&mut codecs, tables);
     }
-    let uncompressed = f.compression == 1;
+    // Raw samples cut between rows stay raw samples (not so packed ones, or reversed bits).
+    let splittable = f.compression == 1 && !g.tiled && !planar && codecs.is_empty();
     let layout = ArrayLayout {
         path: String::new(),
         dims: dims.into_iter().map(|d| Dim::new(d, false)).collect(),
@@ -130,7 +141,7 @@ pub(crate) fn build(t: &Tiff, ifd: &Ifd, opts: &Options) -> Built<Image> {
         chunks: ChunkTable {
             block,
             edges,
-            splittable: uncompressed && !g.tiled && !planar,
+            splittable,
             entries: entries.into(),
         },
         values: None,
@@ -159,23 +170,22 @@ fn samples(t: &Tiff, ifd: &Ifd) -> Built<Samples> {
     if spp == 0 || spp > 1 << 16 {
         problem!(Unreadable: "SamplesPerPixel {spp} is not supported");
     }
-    let bps = match ifd.get(BITS_PER_SAMPLE) {
-        Some(e) => t.uints(e)?,
-        None => vec![1],
-    };
+    let bps = per_sample(t, ifd, BITS_PER_SAMPLE, spp)?;
     if bps.is_empty() || bps.iter().any(|&b| b != bps[0]) {
         problem!(DataType: "mixed BitsPerSample {bps:?} per sample is not supported");
     }
-    let sf = match ifd.get(SAMPLE_FORMAT) {
-        Some(e) => t.uints(e)?,
-        None => vec![1],
-    };
+    let sf = per_sample(t, ifd, SAMPLE_FORMAT, spp)?;
     if sf.is_empty() || sf.iter().any(|&b| b != sf[0]) {
         problem!(DataType: "mixed SampleFormat {sf:?} per sample is not supported");
     }
     let endian = if t.le { Endian::Little } else { Endian::Big };
     let dtype = match (sf[0], bps[0]) {
         (1, 8 | 16 | 32 | 64) => DType::new(Kind::UInt, (bps[0] / 8) as usize, endian),
+        // Packed integers, as tifffile reads them: 1 bit as bool, wider as the next integer.
+        (1, 1) => DType::new(Kind::Bool, 1, endian),
+        (1, 2..=7) => DType::new(Kind::UInt, 1, endian),
+        (1, 9..=15) => DType::new(Kind::UInt, 2, endian),
+        (1, 17..=31) => DType::new(Kind::UInt, 4, endian),
         (2, 8 | 16 | 32 | 64) => DType::new(Kind::Int, (bps[0] / 8) as usize, endian),
         (3, 16 | 32 | 64) => DType::new(Kind::Float, (bps[0] / 8) as usize, endian),
         (4, b) => {
@@ -197,11 +207,29 @@ fn samples(t: &Tiff, ifd: &Ifd) -> Built<Samples> {
         }
         (f, b) => problem!(DataType: "{b}-bit samples (SampleFormat {f}) have no Zarr data type"),
     };
-    Ok(Samples { h, w, spp, dtype })
+    Ok(Samples {
+        h,
+        w,
+        spp,
+        dtype,
+        bits: bps[0],
+    })
 }
 
-/// PlanarConfiguration, Compression, Predictor, FillOrder, YCbCr and JPEG checks → codec chain.
-fn format(t: &Tiff, ifd: &Ifd, s: &Samples, opts: &Options) -> Built<Format> {
+/// A per-sample tag's values (BitsPerSample, SampleFormat; 1 when absent), as tifffile and libtiff
+/// read them: the first SamplesPerPixel values when the tag lists more.
+fn per_sample(t: &Tiff, ifd: &Ifd, tag: u16, spp: u64) -> Built<Vec<u64>> {
+    let mut v = match ifd.get(tag) {
+        Some(e) => t.uints(e)?,
+        None => vec![1],
+    };
+    v.truncate(usize::try_from(spp).unwrap_or(usize::MAX));
+    Ok(v)
+}
+
+/// PlanarConfiguration, Compression, Predictor, FillOrder, the codec tags and the YCbCr checks:
+/// what decides the codec chain.
+fn format(t: &Tiff, ifd: &Ifd, s: &Samples) -> Built<Format> {
     let spp = s.spp;
     let planar = match t.uint(ifd, PLANAR_CONFIG)?.unwrap_or(1) {
         _ if spp == 1 => false,
@@ -210,10 +238,6 @@ fn format(t: &Tiff, ifd: &Ifd, s: &Samples, opts: &Options) -> Built<Format> {
         p => problem!(Storage: "PlanarConfiguration {p} is not 1 (contiguous) or 2 (separate)"),
     };
     let compression = t.uint(ifd, COMPRESSION)?.unwrap_or(1);
-    let predictor = t.uint(ifd, PREDICTOR)?.unwrap_or(1);
-    if t.uint(ifd, FILL_ORDER)?.unwrap_or(1) == 2 {
-        problem!(Filter: "FillOrder 2 (bits in reversed order) has no Zarr codec");
-    }
     let photometric = t.uint(ifd, PHOTOMETRIC)?;
     if photometric == Some(6) && compression != 7 {
         let sub = match ifd.get(YCBCR_SUBSAMPLING) {
@@ -227,12 +251,6 @@ fn format(t: &Tiff, ifd: &Ifd, s: &Samples, opts: &Options) -> Built<Format> {
     if ifd.get(JPEG_TABLES).is_some() && compression == 6 {
         problem!(Filter: "old-style JPEG (6) with JPEGTables (347) has no Zarr codec");
     }
-    let chunky_spp = if planar { 1 } else { spp };
-    if compression == 7 {
-        if let Err(why) = jpeg_supported(spp, planar, photometric) {
-            return Err(NotBuilt::Problem(ProblemKind::Filter, why));
-        }
-    }
     let jpeg_tables = match ifd.get(JPEG_TABLES) {
         Some(e) if compression == 7 => {
             if e.count > MAX_JPEG_TABLES {
@@ -245,11 +263,29 @@ fn format(t: &Tiff, ifd: &Ifd, s: &Samples, opts: &Options) -> Built<Format> {
         }
         _ => None,
     };
-    let codecs = codecs_for(compression, predictor, s.dtype, chunky_spp, opts)?;
+    // LercParameters: [version, additional compression].
+    let lerc_compression = match ifd.get(LERC_PARAMETERS) {
+        Some(e) if compression == 34887 => t.uints(e)?.get(1).copied().unwrap_or(0),
+        _ => 0,
+    };
+    let stored = Stored {
+        compression,
+        predictor: t.uint(ifd, PREDICTOR)?.unwrap_or(1),
+        dtype: s.dtype,
+        bits: s.bits,
+        spp,
+        chunky_spp: if planar { 1 } else { spp },
+        planar,
+        photometric,
+        fill_order: t.uint(ifd, FILL_ORDER)?.unwrap_or(1),
+        block_width: 0,
+        lerc_compression,
+        t4options: t.uint(ifd, T4_OPTIONS)?.unwrap_or(0),
+    };
     Ok(Format {
         planar,
         compression,
-        codecs,
+        stored,
         jpeg_tables,
     })
 }
@@ -294,9 +330,11 @@ fn grid(t: &Tiff, ifd: &Ifd, s: &Samples, f: &Format) -> Built<Grid> {
         );
     }
     let offsets = t.uints(oe)?;
+    // Packed samples: each block row starts on a byte (TIFF 6.0 section 3, BitsPerSample).
     let row_bytes = bw
         .checked_mul(chunky_spp)
-        .and_then(|x| x.checked_mul(s.dtype.size as u64))
+        .and_then(|x| x.checked_mul(s.bits))
+        .map(|bits| bits.div_ceil(8))
         .ok_or_else(|| t.corrupt("block row size overflows"))?;
     // A full block's size must fit (strips.rs multiplies the two unchecked).
     row_bytes

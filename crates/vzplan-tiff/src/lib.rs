@@ -40,22 +40,29 @@
 //! the last strip is found to be stored at full size: for uncompressed data the StripByteCounts
 //! entry is compared with the short size `(h % rps) × row bytes` and the full size; for Deflate,
 //! LZW and PackBits the last strip is decoded (length only, capped); for ZSTD the frame header's
-//! content size and for LZMA the .xz index give the length. When the length cannot be measured (a
-//! ZSTD frame without a content size, old-style LZW, corrupt data, any other codec) and the image
-//! height is not a multiple of RowsPerStrip, the image is a problem: a wrong guess would make
-//! every read of the last strip fail, so we never guess.
-//! Uncompressed strips of one-plane (contiguous) images are `splittable`, and their references
-//! have exactly the decoded block length (a longer StripByteCounts entry is trimmed).
+//! content size and for LZMA the .xz index give the length; an image codec's frame header gives
+//! its height (`frames.rs`); CCITT strips are always exact (their codecs decode the chunk's rows).
+//! When the length cannot be measured (a ZSTD frame without a content size, old-style LZW,
+//! corrupt data, any other codec) and the image height is not a multiple of RowsPerStrip, the
+//! image is a problem: a wrong guess would make every read of the last strip fail, so we never
+//! guess. Uncompressed strips of one-plane (contiguous) images of byte-aligned samples are
+//! `splittable`, and their references have exactly the decoded block length (packed rows start
+//! on a byte; a longer StripByteCounts entry is trimmed).
 //!
 //! # Codecs and problems
-//! See the codec table in `image.rs` (`codecs_for`): Deflate → `numcodecs.zlib`, ZSTD →
-//! `zstd`, LZMA → `numcodecs.lzma`, and with [`Options::imagecodecs`] (the default)
-//! LZW → `imagecodecs_lzw`, PackBits → `imagecodecs_packbits`, Predictor 2 → `imagecodecs_delta`.
-//! Predictor 3 → `imagecodecs_floatpred`, JPEG (grayscale, RGB, YCbCr; shared JPEGTables in the
-//! codec's `tables`) → `imagecodecs_jpeg`. imagecodecs codecs are read by zarr-python only after
-//! `imagecodecs.zarr.register_codecs()`. Complex floats (SampleFormat 6) are `complex64` /
-//! `complex128`. WebP, other image codecs, FillOrder 2, YCbCr subsampling without JPEG, bit depths
-//! other than 8/16/32/64, complex integers and mixed per-sample formats are `ArrayProblem`s.
+//! See the tables of `codecs.rs` (compressors, predictors, packed samples, FillOrder) and
+//! `image_codecs.rs` (image codecs): Deflate → `numcodecs.zlib`, ZSTD → `zstd`, LZMA →
+//! `numcodecs.lzma`, and with [`Options::imagecodecs`] (the default) LZW, PackBits, the
+//! predictors, packed 1–31-bit unsigned samples (`imagecodecs_packints`; 1 bit reads as `bool`),
+//! FillOrder 2 on uncompressed bytes (`imagecodecs_bitorder`), and JPEG, JPEG 2000, JPEG XL,
+//! JPEG XR, PNG, WebP, LERC (with its Deflate or ZSTD) and CCITT RLE / Group 3 / Group 4, each
+//! through one imagecodecs array-to-bytes codec. imagecodecs codecs are read by zarr-python only
+//! after `imagecodecs.zarr.register_codecs()`. Complex floats (SampleFormat 6) are `complex64` /
+//! `complex128`. BitsPerSample and SampleFormat are read for the first SamplesPerPixel values
+//! (tifffile and libtiff ignore more). Old-style JPEG, FillOrder 2 before a decompressor, CCITT
+//! or packed samples, predictors on image codecs or packed samples, sample types or counts an
+//! image codec does not decode, YCbCr subsampling without JPEG, complex integers and mixed
+//! per-sample formats are `ArrayProblem`s.
 //!
 //! # GeoTIFF
 //! See `geo.rs`: raw tags kept as attributes, `spatial:*` and `proj:code` derived; GDAL_NODATA
@@ -68,9 +75,11 @@
 
 mod built;
 mod codecs;
+mod frames;
 mod geo;
 mod ifd;
 mod image;
+mod image_codecs;
 mod probe;
 mod strips;
 
@@ -108,9 +117,9 @@ pub enum ReadError {
 /// Reader settings.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Map LZW, PackBits and Predictor 2 to imagecodecs' Zarr v3 codecs (`imagecodecs_lzw`,
-    /// `imagecodecs_packbits`, `imagecodecs_delta`). Readers must call
-    /// `imagecodecs.zarr.register_codecs()` first. When false, such images are problems.
+    /// Map LZW, PackBits, the predictors, packed samples, FillOrder 2 and the image codecs to
+    /// imagecodecs' Zarr v3 codecs (`imagecodecs_lzw`, `imagecodecs_webp`, …). Readers must
+    /// call `imagecodecs.zarr.register_codecs()` first. When false, such images are problems.
     pub imagecodecs: bool,
 }
 

@@ -232,6 +232,15 @@ fn zstd_window(d: &[u8]) -> Option<u64> {
     Some(base + (base / 8) * u64::from(wd & 7))
 }
 
+/// Whether a ZSTD frame declares a window (or, for a single segment, a content size) small enough
+/// to decode its first bytes.
+pub(crate) fn zstd_small_window(d: &[u8]) -> bool {
+    match zstd_window(d) {
+        Some(w) => w <= MAX_ZSTD_WINDOW,
+        None => zstd_content_size(d).is_some_and(|n| n <= MAX_ZSTD_WINDOW),
+    }
+}
+
 fn zstd_content_size(d: &[u8]) -> Option<u64> {
     if d.get(0..4)? != [0x28, 0xB5, 0x2F, 0xFD] {
         return None;

@@ -9,9 +9,14 @@
 //! `FillEmptyTiles`), so those planes' last strips are padded. Such a strip holds only the fill
 //! value, so it is left out of the chunk table (a missing chunk reads as the fill value) and the
 //! image keeps short last strips.
+//!
+//! An image codec's last strip is measured by its frame's height (`frames.rs`). CCITT strips are
+//! always exact: the CCITT codecs decode the rows of the chunk's shape and ignore the rest, so a
+//! last strip stored short or padded decodes the same.
 
 use crate::built::{Built, NotBuilt};
 use crate::codecs::compression_name;
+use crate::frames;
 use crate::ifd::Tiff;
 use crate::probe;
 use vzplan_core::EdgeStorage;
@@ -39,7 +44,7 @@ pub(crate) struct Strips<'a> {
 /// `Err` is the reason the image cannot be referenced.
 pub(crate) fn last_strips(t: &Tiff, s: &Strips) -> Built<(EdgeStorage, Vec<usize>)> {
     let short_rows = s.h % s.rows_per_strip;
-    if short_rows == 0 {
+    if short_rows == 0 || matches!(s.compression, 2..=4) {
         return Ok((EdgeStorage::Exact, Vec::new()));
     }
     let short_bytes = short_rows * s.row_bytes;
@@ -77,7 +82,12 @@ pub(crate) fn last_strips(t: &Tiff, s: &Strips) -> Built<(EdgeStorage, Vec<usize
             ));
         }
         let data = t.read(off, cnt, "last strip")?;
-        match probe::decoded_len(s.compression, &data, full_bytes.saturating_add(1)) {
+        let limit = full_bytes.saturating_add(1);
+        let len = match frames::rows(s.compression, &data) {
+            Some(rows) => Some(rows.saturating_mul(s.row_bytes).min(limit)),
+            None => probe::decoded_len(s.compression, &data, limit),
+        };
+        match len {
             Some(l) if l == short_bytes => any_short = true,
             Some(l) if l >= full_bytes => {
                 let fill = s.planes > 1

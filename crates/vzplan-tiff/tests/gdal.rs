@@ -1,6 +1,6 @@
 //! GDAL-written files (`testdata/tiff/gdal/`, see its README): JPEG with shared JPEGTables,
 //! YCbCr JPEG, complex samples. Their read-back through zarr-python is checked at larger sizes by
-//! `scripts/realworld/sweep.py`; here the layouts themselves.
+//! `tests/conformance/test_realworld.py`; here the layouts themselves.
 
 use base64::Engine;
 use std::path::{Path, PathBuf};
