@@ -45,7 +45,10 @@ fn a_linked_file_is_read_only_when_named() {
         o.contains("ext: an external link to /data in target.h5"),
         "{o}"
     );
-    assert!(o.contains("--sources-under"), "{o}");
+    // The flag's value as a person types it: the linked file's directory, not a file:// URL.
+    let dir_shown = format!("--sources-under {}/", d.canonicalize().unwrap().display());
+    assert!(o.contains(&dir_shown), "{o}");
+    assert!(!o.contains("--sources-under file://"), "{o}");
     // Named: its blocks are referenced in it, its attributes copied, its identity recorded.
     let (code, o, e) = vzplan(&["build", &file, "--sources-under", &s(&d), "-o", &s(&out)]);
     // Still 3: `ext_missing` names a file that is not there, `dangling` nothing.
@@ -112,4 +115,22 @@ fn a_layout_line_keeps_the_files_its_arrays_link_to() {
     std::fs::write(&lines, bad).unwrap();
     let (code, o, e) = vzplan(&["build", "--from-layouts", &s(&lines), "-o", &s(&b)]);
     assert_ne!(code, 0, "{o}{e}");
+}
+
+#[test]
+fn a_virtual_dataset_counts_the_files_its_chunks_lie_in() {
+    let vds = root().join("testdata/hdf5/vds");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("refs.json");
+    let file = s(&vds.join("vds_aligned.h5"));
+    let (code, o, e) = vzplan(&["build", &file, "--sources-under", &s(&vds), "-o", &s(&out)]);
+    assert_eq!(code, 0, "{o}{e}");
+    // `vds` stitches src_0..src_3.h5; `vds_self` maps a dataset of its own file.
+    let line = |name: &str| {
+        o.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap()
+    };
+    assert!(line("vds ").contains("[16 chunks from 4 file(s)]"), "{o}");
+    assert!(line("vds_self ").contains("from 1 file(s)]"), "{o}");
 }

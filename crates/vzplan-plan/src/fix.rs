@@ -224,7 +224,7 @@ pub(crate) fn for_problem(t: Target, path: &str, pr: &ArrayProblem) -> String {
             "the rest of {f} is planned without it; to keep it, point the link at an object that exists (h5py: `del f['{path}']; f['{path}'] = h5py.SoftLink('/target')`)"
         ),
         (ProblemKind::LinkedFile, _) => format!(
-            "the rest of {f} is planned without it; to keep it, put the file it names where it says and pass --sources-under with that directory (vzplan reads a file another file names only under a prefix it is given)"
+            "the rest of {f} is planned without it; to keep it, give the file it names as an input too or pass --sources-under with its directory (vzplan reads a file another file names only then), and put a missing file where the link says"
         ),
         (ProblemKind::Storage, Tool::Gdal) => t.command("gdal_translate -co TILED=YES", "tiled"),
         (ProblemKind::Storage, Tool::Nccopy) => t.command("nccopy -k nc4", "rewritten"),

@@ -69,10 +69,17 @@ impl Named {
             reason: format!(
                 "not read: only a layout names this source, and no --sources-under prefix holds \
                  it (pass --sources-under {} to let vzplan read it)",
-                vzplan_io::redact(&parent(url))
+                flag_for(url)
             ),
         })
     }
+}
+
+/// The `--sources-under` value that names a URL's parent, as a person would type it: a local
+/// directory as its path, an object prefix as its URL; redacted.
+pub fn flag_for(url: &str) -> String {
+    let p = parent(url);
+    vzplan_io::redact(p.strip_prefix("file://").unwrap_or(&p))
 }
 
 /// A URL's parent: everything up to its last `/`, with the `/`.

@@ -100,7 +100,7 @@ impl Linker for RunLinker<'_> {
                 url: vzplan_io::redact(url),
                 reason: format!(
                     "only another file names it (pass --sources-under {} to let vzplan read it)",
-                    vzplan_io::redact(&crate::named::parent(url))
+                    crate::named::flag_for(url)
                 ),
             });
         }

@@ -9,7 +9,7 @@ mod stack;
 use crate::{
     display_file, fix, reference, rules, ArrayPlan, Finding, FindingKind, Plan, Severity, SourceRef,
 };
-use vzplan_core::{ArrayLayout, ArrayProblem, ChunkList, SourceLayout};
+use vzplan_core::{ArrayLayout, ArrayProblem, ChunkList, DataRef, SourceLayout};
 
 /// Sources, root attributes and nested groups of the output, from the ordered layouts. The
 /// files come first (source `i` is layout `i`), then the files they link to, each once; the
@@ -59,6 +59,28 @@ pub(crate) struct Combine<'a> {
 
 /// Plans one array across all files; pushes findings; `None` when it cannot be planned.
 pub(crate) fn plan_array(
+    path: &str,
+    layouts: &[SourceLayout],
+    tables: &mut [ChunkList],
+    how: &Combine,
+    findings: &mut Vec<Finding>,
+) -> Option<ArrayPlan> {
+    // Blocks in linked files (external links, virtual datasets): the files that contribute are
+    // the distinct sources of the chunks, not the inputs that hold the array.
+    let linked = tables.iter().any(ChunkList::has_sources);
+    let mut p = plan_one(path, layouts, tables, how, findings)?;
+    if linked {
+        let refs = p
+            .chunks
+            .iter()
+            .filter(|c| matches!(c.data, DataRef::Ref { .. }));
+        let sources: std::collections::HashSet<usize> = refs.map(|c| c.source).collect();
+        p.files = sources.len().max(1);
+    }
+    Some(p)
+}
+
+fn plan_one(
     path: &str,
     layouts: &[SourceLayout],
     tables: &mut [ChunkList],
