@@ -143,7 +143,9 @@ mod tests {
         assert!(!n.allows("file:///etc/passwd"));
         assert!(!n.allows("http://169.254.169.254/latest/meta-data/"));
         let e = n.check("file:///etc/passwd").unwrap_err().to_string();
-        assert!(e.contains("--sources-under file:///etc/"), "{e}");
+        assert!(e.contains("--sources-under /etc/ "), "{e}");
+        let e = n.check("s3://other/x/a.nc").unwrap_err().to_string();
+        assert!(e.contains("--sources-under s3://other/x/ "), "{e}");
         for bad in ["/", "file:///", "s3://", "ftp://h/x", "s3://b/k?sig=1"] {
             assert!(Named::new([], &[bad.into()]).is_err(), "{bad}");
         }
