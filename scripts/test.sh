@@ -48,13 +48,21 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 step "size rules: files <= 800 lines, functions <= 150"
 python3 scripts/check_sizes.py
-step "cargo clippy -D warnings"
-cargo clippy --workspace --all-targets --quiet -- -D warnings
-step "cargo test: compile every test target, then the binaries and examples the checks run"
-# One build: the debug binaries the conformance checks run (target/debug/vzplan, zarrs-dump,
-# examples/dump) come from the same feature resolution as the tests, so only zarrs-dump's own
-# binary is new here. (`cargo build -p vzplan-cli` alone resolves fewer features and rebuilds.)
-cargo test --workspace --no-run --quiet
+step "features: the Python extension alone resolves as the workspace (one build serves both)"
+python3 scripts/check_features.py
+step "cargo clippy -D warnings and the test build, in one compile"
+# One compile serves the lints and the tests: what `cargo clippy` does (clippy's driver as the
+# workspace crates' compiler, its arguments in CLIPPY_ARGS) on a build that also generates code,
+# so dependencies are compiled once instead of once checked and once built. Exported, so that
+# every later build (maturin's too) runs with the same compiler and reuses this one.
+RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver) ||
+  { echo "test.sh: clippy-driver not found (rustup component add clippy)"; exit 1; }
+export RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
+# --all-targets: benches too, as `cargo clippy --all-targets` lints them. The binaries the
+# conformance checks run (target/debug/vzplan, zarrs-dump, examples/dump) come from the same
+# feature resolution as the tests, so only zarrs-dump's own binary is new in the second command.
+# (`cargo build -p vzplan-cli` alone resolves fewer features and rebuilds.)
+cargo test --workspace --all-targets --no-run --quiet
 cargo build --workspace --bins --examples --quiet
 join venv
 step "cargo test: run (the S3 and HTTP tests use .venv)"
