@@ -14,8 +14,8 @@ Two parts (or, with --sweep, only the third):
 3. --sweep: vzplan alone, CPU time (user + sys, from wait4) and peak RSS as the number of files
    grows (100 -> 3,000 small files of 5 chunks) and as the chunks per file grow (4 -> 3,000, 20
    files), with the cost per file and per reference: both must stay flat (cost linear in files
-   and in chunks; issue 13). Only netCDF4-python is needed, so the test venv (.venv) runs it.
-Nothing here runs in CI; the figures go to the README.
+   and in chunks). Only netCDF4-python is needed, so the test venv (.venv) runs it.
+Nothing here runs in CI; the figures go to docs/benchmarks.md.
 """
 
 import argparse
@@ -370,7 +370,7 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--sweep", action="store_true", help="cost against files and chunks per file")
     ap.add_argument("--scale", action="store_true",
-                    help="issue 13's table: 1,000 files, 307 k and 1 M refs against kerchunk and VirtualiZarr")
+                    help="the side-by-side table: 1,000 files, 307 k and 1 M refs against kerchunk and VirtualiZarr")
     ap.add_argument("--sweep-files", default="100,300,1000,3000")
     ap.add_argument("--sweep-chunks", default="4,30,300,3000")
     ap.add_argument("--sweep-chunk-files", type=int, default=20, help="files per chunks point")
