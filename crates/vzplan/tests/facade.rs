@@ -204,7 +204,11 @@ fn the_registry_tells_each_format_by_its_own_signature() {
     ];
     for (name, path) in &files {
         let r = vzplan::open(&path.display().to_string(), &vzplan::IoOptions::default()).unwrap();
-        let want = vzplan::FORMATS.iter().map(|f| f.head_bytes()).max().unwrap();
+        let want = vzplan::FORMATS
+            .iter()
+            .map(|f| f.head_bytes())
+            .max()
+            .unwrap();
         let head = r.read_at(0, r.size().min(want)).unwrap();
         let takers: Vec<&str> = vzplan::FORMATS
             .iter()
