@@ -14,7 +14,7 @@ cd "$root"
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hdf5 netcdf3 tiff layouts pipeline)
+[ ${#targets[@]} -gt 0 ] || targets=(hdf5 netcdf3 tiff dmrpp layouts pipeline)
 # Only cargo-fuzz gets RUSTC_BOOTSTRAP: set for the cli build it would invalidate the normal build cache.
 command -v cargo-fuzz >/dev/null || { echo "cargo-fuzz missing: cargo install cargo-fuzz" >&2; exit 2; }
 
@@ -40,6 +40,7 @@ echo "== seeding corpora from testdata/"
 seed hdf5 testdata/hdf5/*.h5 testdata/hdf5/*.nc testdata/hdf5/chunks/*.h5 testdata/collections/*/*.nc
 seed netcdf3 testdata/netcdf3/*.nc testdata/collections/nc3_records/*.nc
 seed tiff testdata/tiff/*.tif testdata/collections/tiff_stack/*.tif testdata/mosaic/*/*.tif
+seed dmrpp testdata/dmrpp/*.dmrpp
 # VZPLAN_BIN: an already built vzplan binary to seed the layouts with (default: build it).
 vzplan=${VZPLAN_BIN:-}
 if [ -z "$vzplan" ]; then cargo build --quiet -p vzplan-cli; vzplan=target/debug/vzplan; fi

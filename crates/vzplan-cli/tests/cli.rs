@@ -127,7 +127,7 @@ fn bad_files_are_named_and_the_rest_is_built() {
     assert!(
         texts
             .iter()
-            .any(|t| t.contains("not_netcdf.nc: not a netCDF, HDF5 or TIFF file")),
+            .any(|t| t.contains("not_netcdf.nc: not a netCDF, HDF5, TIFF or DMR++ file")),
         "{texts:?}"
     );
     assert!(

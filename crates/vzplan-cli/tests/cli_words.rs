@@ -119,7 +119,7 @@ fn bad_files_are_told_in_plain_words() {
     );
     let t = find(&png);
     assert!(
-        t.contains(": not a netCDF, HDF5 or TIFF file: it starts like a PNG image"),
+        t.contains(": not a netCDF, HDF5, TIFF or DMR++ file: it starts like a PNG image"),
         "{t}"
     );
     assert!(find(&html).contains("it starts like an HTML page"));

@@ -12,10 +12,11 @@ use vzplan_plan::Options;
 pub type Target = fn(&[u8]);
 
 /// The fuzz targets, by the name of their directory under `testdata/fuzz-regressions/`.
-pub const TARGETS: [(&str, Target); 5] = [
+pub const TARGETS: [(&str, Target); 6] = [
     ("hdf5", hdf5),
     ("netcdf3", netcdf3),
     ("tiff", tiff),
+    ("dmrpp", dmrpp),
     ("layouts", layouts),
     ("pipeline", pipeline),
 ];
@@ -49,6 +50,11 @@ pub fn tiff(data: &[u8]) {
     for imagecodecs in [true, false] {
         let _ = vzplan_tiff::read_layout_with(r.as_ref(), &vzplan_tiff::Options { imagecodecs });
     }
+}
+
+/// DMR++ reader on one sidecar, with no granule named (nothing but the XML is read).
+pub fn dmrpp(data: &[u8]) {
+    let _ = vzplan_dmrpp::read_layout(mem("f.h5.dmrpp", data).as_ref(), None);
 }
 
 /// A layouts file (`vzplan scan` output, as `--from-layouts` reads it): each line a layout, planned
@@ -98,6 +104,7 @@ pub fn pipeline(data: &[u8]) {
         let r = mem(&format!("f{i}"), part);
         layouts.extend(vzplan_hdf5::read_layout(r.as_ref()).ok());
         layouts.extend(vzplan_tiff::read_layout(r.as_ref()).ok());
+        layouts.extend(vzplan_dmrpp::read_layout(r.as_ref(), None).ok());
         let opts = vzplan_netcdf3::Options {
             chunk_bytes: CHUNK_BYTES[i % 2],
         };

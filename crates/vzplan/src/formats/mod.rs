@@ -6,6 +6,7 @@
 //! To add a format: its reader crate, a file here implementing the trait over it (copy
 //! `tiff.rs`), and one line in [`FORMATS`] (docs/architecture.md has the steps).
 
+mod dmrpp;
 mod hdf5;
 mod netcdf3;
 mod tiff;
@@ -14,7 +15,8 @@ pub mod words;
 use vzplan_core::SourceLayout;
 use vzplan_io::{IoError, RangeRead};
 
-/// Bytes read from the start of a file to pick its format.
+/// Bytes read from the start of a file to pick its format, unless a format asks for more
+/// ([`FormatReader::head_bytes`]).
 pub const HEAD_BYTES: u64 = 8;
 
 /// What the readers take besides the file.
@@ -112,8 +114,14 @@ pub trait FormatReader: Sync {
     fn describe_header(&self, r: &dyn RangeRead) -> Option<String>;
     /// The tools that rewrite the file at `url` (the commands of a finding's fix).
     fn rewriter(&self, url: &str) -> vzplan_core::Rewriter;
-    /// Whether the first [`HEAD_BYTES`] bytes (fewer for a short file) carry the signature.
+    /// Whether the first [`FormatReader::head_bytes`] bytes (fewer for a short file, more when
+    /// another format asks for more) carry the signature.
     fn sniff(&self, head: &[u8]) -> bool;
+    /// How many first bytes [`FormatReader::sniff`] needs: [`HEAD_BYTES`] for a magic number, more
+    /// for a text format whose root element may follow a declaration and comments (DMR++).
+    fn head_bytes(&self) -> u64 {
+        HEAD_BYTES
+    }
     /// Reads the file's layout.
     fn read(&self, r: &dyn RangeRead, opts: &ReadOptions<'_>) -> Result<SourceLayout, FormatError>;
     /// Whether the signature may sit past the head (HDF5: after a user block), so that the
@@ -126,14 +134,15 @@ pub trait FormatReader: Sync {
 /// Every format. Their signatures differ, so the first whose [`FormatReader::sniff`] matches a
 /// file's head reads it; a format whose signature can sit later (HDF5, after a user block) is
 /// also tried on files whose head nothing recognised.
-pub static FORMATS: &[&dyn FormatReader] = &[&netcdf3::NetCdf3, &hdf5::Hdf5, &tiff::Tiff];
+pub static FORMATS: &[&dyn FormatReader] =
+    &[&netcdf3::NetCdf3, &hdf5::Hdf5, &tiff::Tiff, &dmrpp::Dmrpp];
 
 /// The reader of layouts whose `format` is `name`.
 pub fn reader(name: &str) -> Option<&'static dyn FormatReader> {
     FORMATS.iter().copied().find(|f| f.name() == name)
 }
 
-/// Every format's word, as messages list them: `netCDF, HDF5 or TIFF`.
+/// Every format's word, as messages list them: `netCDF, HDF5, TIFF or DMR++`.
 pub fn kinds() -> String {
     let words: Vec<&str> = FORMATS.iter().map(|f| f.kind()).collect();
     match words.split_last() {
@@ -153,7 +162,12 @@ pub fn read_layout_with(
     r: &dyn RangeRead,
     opts: &ReadOptions,
 ) -> Result<SourceLayout, FormatError> {
-    let head = r.read_at(0, r.size().min(HEAD_BYTES))?;
+    let want = formats
+        .iter()
+        .map(|f| f.head_bytes())
+        .max()
+        .unwrap_or(HEAD_BYTES);
+    let head = r.read_at(0, r.size().min(want))?;
     let with_rewriter = |f: &dyn FormatReader, mut l: SourceLayout| {
         l.rewriter = f.rewriter(&l.url);
         l

@@ -2,7 +2,7 @@
 //! of a few well-known formats), and a read past the end told as a truncated download.
 //!
 //! ```text
-//! data/x.nc: not a netCDF, HDF5 or TIFF file: it starts like a PNG image
+//! data/x.nc: not a netCDF, HDF5, TIFF or DMR++ file: it starts like a PNG image
 //! data/y.nc: truncated: the header needs 8,223 bytes but the file has 7,938 (was the download interrupted?)
 //! ```
 
