@@ -99,3 +99,19 @@ def test_patch_does_not_read_an_unnamed_granule(vzplan, tmp_path):
     refs = json.loads(out.read_text())["refs"]
     inline = [k for k, v in refs.items() if "/c/" in k and isinstance(v, str)]
     assert inline == ["compact/c/0"], inline
+
+
+def test_verify_checks_what_a_sidecar_records(vzplan, tmp_path):
+    """Built from the sidecar alone, the granule's size is only the least its references reach:
+    `verify` passes on the granule as it is and fails on a copy cut short."""
+    import shutil
+
+    d = tmp_path / "g"
+    shutil.copytree(DIR, d)
+    refs = build(vzplan, tmp_path, "v", d / "grid.nc.dmrpp")
+    p = run([vzplan, "verify", str(refs)])
+    assert p.returncode == 0, p.stdout + p.stderr
+    granule = d / "data" / "grid.nc"
+    granule.write_bytes(granule.read_bytes()[:100])
+    p = run([vzplan, "verify", str(refs)])
+    assert p.returncode == 1 and "less than the" in p.stdout + p.stderr, p.stdout + p.stderr
