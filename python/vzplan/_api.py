@@ -76,7 +76,8 @@ def plan(paths: Paths | None = None, *, layouts: Iterable[Any] | None = None, **
     CLI's, as keyword arguments: ``concat_dim``, ``stack_dim``, ``var``, ``mosaic``,
     ``mosaic_layout``, ``patch``, ``html``, ``jobs``, ``chunk_bytes``, ``fail_fast``,
     ``allow_unreachable``, ``s3_endpoint``, ``gcs_endpoint``, ``anon``, ``region``, ``retries``,
-    ``io_timeout``, ``first_read``, ``block_size``, ``sources_under``, and ``storage_options`` in
+    ``io_timeout``, ``first_read``, ``block_size``, ``sources_under``, ``dmrpp`` (read each
+    input's ``INPUT.dmrpp`` sidecar in place of its metadata), and ``storage_options`` in
     fsspec's spelling (``key``, ``secret``, ``token``, ``endpoint_url``, ``anon``, ``region``).
     ``progress``: True draws a bar (tqdm), False none; by default one in a notebook. The GIL is
     released while scanning; Ctrl-C stops the scan.

@@ -168,6 +168,11 @@ pub struct ScanArgs {
     /// always named; nothing else is read.
     #[arg(long, value_name = "PREFIX")]
     sources_under: Vec<String>,
+    /// Where an input has a DMR++ sidecar beside it (INPUT.dmrpp, as NASA Earthdata publishes
+    /// them), read that in place of the input's metadata: the references point at the input,
+    /// whose bytes are not read. Inputs without one are scanned as usual.
+    #[arg(long)]
+    dmrpp: bool,
 }
 
 impl ScanArgs {
@@ -180,6 +185,7 @@ impl ScanArgs {
         r.io = self.io.settings();
         r.chunk_bytes = Some(self.chunk_bytes);
         r.sources_under = self.sources_under.clone();
+        r.dmrpp = self.dmrpp;
     }
 
     /// `vzplan scan`'s request.

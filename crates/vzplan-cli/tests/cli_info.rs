@@ -138,7 +138,10 @@ fn unreadable_files_exit_3_if_some_shown_and_1_if_none() {
     assert_eq!(code, 3, "{out}{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 1);
-    assert!(err.contains("not a netCDF, HDF5, TIFF or DMR++ file"), "{err}");
+    assert!(
+        err.contains("not a netCDF, HDF5, TIFF or DMR++ file"),
+        "{err}"
+    );
     let (code, _, err) = vzplan(&["info", &bad, "/nonexistent/x.nc"]);
     assert_eq!(code, 1);
     assert!(err.contains("No such file"), "{err}");

@@ -112,6 +112,30 @@ pub fn describe_header(head: &[u8]) -> Option<String> {
 /// the granule, is asked to open it for its size, ETag and mtime (never its bytes).
 pub fn read_layout(r: &dyn RangeRead, linker: Option<&dyn Linker>) -> Result<SourceLayout, Error> {
     let url = r.url().to_string();
+    let mut layout = parse(r, None)?;
+    identify(&mut layout, linker).map_err(|why| Error::Granule { url, why })?;
+    Ok(layout)
+}
+
+/// The layout of `granule` (its URL and identity as the run knows them), which the DMR++ at `r`
+/// describes: a sidecar found beside a file the run was given. Its `dmrpp:href` is not
+/// followed: the sidecar describes the file it sits beside, wherever the DMR++ writer had it.
+pub fn read_layout_of(
+    r: &dyn RangeRead,
+    granule: &str,
+    meta: &vzplan_io::ObjectMeta,
+) -> Result<SourceLayout, Error> {
+    let mut layout = parse(r, Some(granule))?;
+    layout.size = meta.size;
+    layout.etag = meta.etag.clone();
+    layout.mtime = meta.mtime.clone();
+    Ok(layout)
+}
+
+/// Parses the DMR++ at `r` into a layout of `granule` (default: the one its `dmrpp:href` names),
+/// without the granule's identity.
+fn parse(r: &dyn RangeRead, granule: Option<&str>) -> Result<SourceLayout, Error> {
+    let url = r.url().to_string();
     let size = r.size();
     if size > MAX_BYTES {
         return Err(Error::TooLarge { url, size });
@@ -137,14 +161,16 @@ pub fn read_layout(r: &dyn RangeRead, linker: Option<&dyn Linker>) -> Result<Sou
             ),
         });
     }
-    let granule =
-        href::granule_url(&url, dmrpp_attr(root, "href")).map_err(|why| Error::Granule {
-            url: url.clone(),
-            why,
-        })?;
-    let mut layout = dataset::read(root, &granule, dmrpp_attr(root, "version").is_some());
-    identify(&mut layout, linker).map_err(|why| Error::Granule { url, why })?;
-    Ok(layout)
+    let granule = match granule {
+        Some(g) => g.to_string(),
+        None => href::granule_url(&url, dmrpp_attr(root, "href"))
+            .map_err(|why| Error::Granule { url, why })?,
+    };
+    Ok(dataset::read(
+        root,
+        &granule,
+        dmrpp_attr(root, "version").is_some(),
+    ))
 }
 
 /// The file's text: UTF-8 as it is; anything else as ISO-8859-1 (the encoding BES declares),

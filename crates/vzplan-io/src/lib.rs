@@ -86,6 +86,15 @@ impl IoError {
     pub fn is_unreachable(&self) -> bool {
         matches!(self, IoError::Unreachable { .. })
     }
+
+    /// Whether there is no such file or object.
+    pub fn is_missing(&self) -> bool {
+        match self {
+            IoError::Open { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+            IoError::Remote { reason, .. } => reason.contains("no such object"),
+            _ => false,
+        }
+    }
 }
 
 /// Requests made and bytes fetched from the underlying store.

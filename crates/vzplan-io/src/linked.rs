@@ -38,13 +38,7 @@ pub enum LinkError {
 impl LinkError {
     /// Whether there is no such file (the next place to look for it may have it).
     pub fn is_missing(&self) -> bool {
-        match self {
-            LinkError::Io(IoError::Open { source, .. }) => {
-                source.kind() == std::io::ErrorKind::NotFound
-            }
-            LinkError::Io(IoError::Remote { reason, .. }) => reason.contains("no such object"),
-            _ => false,
-        }
+        matches!(self, LinkError::Io(e) if e.is_missing())
     }
 }
 

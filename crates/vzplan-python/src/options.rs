@@ -31,6 +31,7 @@ const SCAN_KEYS: &[&str] = &[
     "io_timeout",
     "first_read",
     "block_size",
+    "dmrpp",
 ];
 const PLAN_KEYS: &[&str] = &[
     "concat_dim",
@@ -118,6 +119,7 @@ pub fn request(py: Python<'_>, d: Option<&Bound<'_, PyDict>>, which: Which) -> P
         chunk_bytes: get(d, "chunk_bytes")?,
         fail_fast: flag(d, "fail_fast")?,
         allow_unreachable: flag(d, "allow_unreachable")?,
+        dmrpp: flag(d, "dmrpp")?,
         cancel: Some(Arc::new(AtomicBool::new(false))),
         concat_dim: get(d, "concat_dim")?,
         stack_dim: get(d, "stack_dim")?,

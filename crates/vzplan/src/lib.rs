@@ -31,6 +31,7 @@ pub mod run;
 pub mod scan;
 mod scanned;
 pub mod shell;
+pub mod sidecar;
 mod together;
 pub mod verify;
 

@@ -61,6 +61,8 @@ pub struct Request {
     pub force: bool,
     pub sources_under: Vec<String>,
     pub sources_named: Vec<String>,
+    /// Read each input's DMR++ sidecar (`INPUT.dmrpp`) in place of its metadata, where it has one.
+    pub dmrpp: bool,
     /// The caller takes refs.json and zarr.json as bytes ([`crate::memory`]): a build needs no
     /// output file.
     pub in_memory: bool,
@@ -141,6 +143,7 @@ impl Request {
             fail_fast: self.fail_fast,
             cancel: self.cancel.clone(),
             sources_under: self.sources_under.clone(),
+            dmrpp: self.dmrpp,
         })
     }
 

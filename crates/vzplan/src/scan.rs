@@ -38,6 +38,9 @@ pub struct ScanOptions {
     /// sources) may be read from, besides the inputs themselves: `--sources-under` prefixes
     /// ([`crate::named`]). A file named by nothing else is never read.
     pub sources_under: Vec<String>,
+    /// Read each input's DMR++ sidecar (`INPUT.dmrpp`, [`crate::sidecar`]) in place of the
+    /// input's own metadata, where it has one.
+    pub dmrpp: bool,
 }
 
 impl ScanOptions {
@@ -57,6 +60,7 @@ impl Default for ScanOptions {
             fail_fast: false,
             cancel: None,
             sources_under: Vec::new(),
+            dmrpp: false,
         }
     }
 }
@@ -119,6 +123,11 @@ fn scan_input(input: &Input, opts: &ScanOptions, linker: &RunLinker<'_>) -> Scan
             }),
             stats: Stats::default(),
         };
+    }
+    if opts.dmrpp {
+        if let Some(s) = crate::sidecar::scan(input, opts) {
+            return s;
+        }
     }
     let (result, stats) = match vzplan_io::open_with_meta(&input.name, input.meta.clone(), &opts.io)
     {

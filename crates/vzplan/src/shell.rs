@@ -52,6 +52,7 @@ pub const OPTIONS: &[Opt] = &[
     opt("--jobs", "jobs", true),
     opt("--json", "Report.to_json()", false),
     opt("--keep-layouts", "keep_layouts", true),
+    opt("--dmrpp", "dmrpp", false),
     opt("--mosaic-layout", "mosaic_layout", true),
     opt("--mosaic", "mosaic", false),
     opt("--no-templates", "no_templates", false),
