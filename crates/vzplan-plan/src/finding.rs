@@ -55,6 +55,8 @@ pub enum FindingKind {
     OverlapResolved,
     /// Mosaic: which files to rewrite, with which block size, to make the rest fit.
     RewriteSuggestion,
+    /// GeoTIFF: georeferencing that cannot be carried whole into coordinates and a grid mapping.
+    Georeference,
 }
 
 /// One finding.

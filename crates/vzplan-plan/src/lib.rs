@@ -18,13 +18,15 @@
 //! - `order`, `rebase`: file order along the concat axis, time brought to common units;
 //! - `rules`: one module per rule family, each returning findings;
 //! - `combine`: one array from one file, stacked, or concatenated, sharing `combine::place`;
-//! - [`mosaic`]: files side by side in 2-D.
+//! - [`mosaic`]: files side by side in 2-D;
+//! - `geo`: GeoTIFF coordinates and CF grid mappings, added to whatever was planned.
 
 pub mod cftime;
 mod combine;
 mod dedupe;
 pub mod finding;
 mod fix;
+mod geo;
 pub use fix::shell_quote;
 pub mod model;
 pub mod mosaic;
@@ -56,6 +58,7 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
     };
     if opts.mosaic || opts.mosaic_layout.is_some() {
         mosaic::plan(layouts, opts, &mut p);
+        geo::annotate(&mut p);
         return p;
     }
 
@@ -84,6 +87,7 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
         plan_one(path, &mut layouts, &how, &mut p);
     }
     warn_uncombined(&layouts, concat.as_deref(), &mut p);
+    geo::annotate(&mut p);
     p.remains = model::Remains(layouts);
     p
 }

@@ -67,8 +67,11 @@
 //! # GeoTIFF
 //! See `geo.rs`: raw tags kept as attributes, `spatial:*` and `proj:code` derived; GDAL_NODATA
 //! (42113) becomes `_FillValue` and the fill value when the dtype can hold it (else the raw string
-//! is kept as attribute `GDAL_NODATA`). Overviews without their own geo tags inherit the page's
-//! transform, scaled to their size.
+//! is kept as attribute `GDAL_NODATA`); GDAL_METADATA's band scale and offset become
+//! `scale_factor`/`add_offset` (`gdal_metadata.rs`). Overviews without their own geo tags inherit
+//! the page's transform, scaled to their size, its CRS keys, scale and offset. The coordinates and
+//! grid mapping rioxarray expects are added by the planner (`vzplan-plan`'s `geo`), which sees the
+//! combined grid of stacks and mosaics.
 //!
 //! TIFF 6.0: <https://www.itu.int/itudoc/itu-t/com16/tiff-fx/docs/tiff6.pdf>
 //! GeoTIFF 1.1: <https://docs.ogc.org/is/19-008r4/19-008r4.html>
@@ -76,6 +79,7 @@
 mod built;
 mod codecs;
 mod frames;
+mod gdal_metadata;
 mod geo;
 mod ifd;
 mod image;
@@ -86,7 +90,9 @@ mod strips;
 use ifd::{Ifd, Tiff};
 use image::{Image, NEW_SUBFILE_TYPE, SUBFILE_TYPE, SUB_IFDS};
 use std::collections::{HashMap, HashSet};
-use vzplan_core::{ArrayLayout, ArrayProblem, ChunkEntry, ChunkTable, Dim, Format, SourceLayout};
+use vzplan_core::{
+    ArrayLayout, ArrayProblem, ChunkEntry, ChunkTable, Dim, Format, ProblemKind, SourceLayout,
+};
 use vzplan_io::{IoError, RangeRead};
 
 /// Most IFDs one file may have (main chain and SubIFDs together).
@@ -334,6 +340,10 @@ fn place(
                 if let Some((ph, pw, pattrs)) = page_geo.get(&p) {
                     geo::inherit(pattrs, *ph, *pw, img.h, img.w, &mut img.layout.attrs);
                 }
+            }
+            if let Some(reason) = img.attr_problem {
+                let path = format!("{}:GDAL_METADATA", img.layout.path);
+                problems.push(ArrayProblem::new(path, ProblemKind::Attribute, reason));
             }
             arrays.push(img.layout);
             Ok(Some(arrays.len() - 1))
