@@ -251,7 +251,9 @@ def open_dataset(
     Needs no configuration: zarr-python is set up to read what vzplan writes
     (:func:`configure_zarr`: rectilinear chunk grids, imagecodecs' codecs for TIFF and HDF5 plugin
     compression). Findings are emitted as :class:`FindingWarning` warnings. Options as
-    :func:`plan`; ``storage_options`` also configure fsspec for the reads.
+    :func:`plan`; ``storage_options`` also configure fsspec for the reads. A GeoTIFF pyramid (a
+    COG with overviews) opens at its full resolution, the multiscales' first level; open the refs
+    with ``xr.open_datatree`` to see every level.
 
     Example::
 
@@ -290,4 +292,16 @@ def open_dataset(
         asynchronous=True,
     )
     store = zarr.storage.FsspecStore(fs, read_only=True, path="")
-    return xr.open_dataset(store, engine="zarr", zarr_format=3, consolidated=False, chunks=None)
+    return xr.open_dataset(
+        store, engine="zarr", zarr_format=3, consolidated=False, chunks=None, group=_first_level(refs)
+    )
+
+
+def _first_level(refs: Mapping[str, Any]) -> str | None:
+    """The group of a pyramid's first (full-resolution) level, from the root's multiscales
+    attribute; None (the root) when there is no pyramid."""
+    try:
+        root = json.loads(refs["refs"]["zarr.json"])
+        return root["attributes"]["multiscales"]["layout"][0]["asset"]
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None

@@ -1,16 +1,20 @@
 """GeoTIFFs open as rioxarray opens them: vzplan's refs read with xarray + rioxarray give the CRS,
 transform, bounds, coordinates and (masked, scaled) values of `rioxarray.open_rasterio` of the
 sources, for a COG and its overviews, a stack of scenes, a 2×2 mosaic (against `gdalbuildvrt`'s
-VRT of the same tiles), a PixelIsPoint raster and a user-defined CRS.
+VRT of the same tiles), a PixelIsPoint raster and a user-defined CRS. A COG's pyramid is described
+by the multiscales convention (validated against its JSON schema, and geozarr-toolkit's checks when
+it is installed) and opens with `xr.open_datatree`, each level with its own grid.
 
 Fixtures: testdata/geo/, written by scripts/fixtures/geo.py (GDAL).
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +25,7 @@ rioxarray = pytest.importorskip("rioxarray")
 xr = pytest.importorskip("xarray")
 
 GEO = ROOT / "testdata" / "geo"
+SCHEMAS = Path(__file__).parent / "schemas"
 
 
 def build(vzplan, tmp_path, inputs, *args, name="refs.json"):
@@ -70,7 +75,8 @@ def as_rio(da):
 def test_cog_opens_like_rioxarray(vzplan, tmp_path):
     src = GEO / "cog_u16.tif"
     refs = build(vzplan, tmp_path, [src])
-    ds = open_refs(refs)
+    # The full resolution is the pyramid's level "0", a group beside the overviews.
+    ds = open_refs(refs, group="0")
     want = rio(src)
     same_grid(ds, want)
     np.testing.assert_array_equal(ds["band"].values, want["band"].values)
@@ -79,7 +85,7 @@ def test_cog_opens_like_rioxarray(vzplan, tmp_path):
     got = as_rio(ds["0"])
     np.testing.assert_allclose(got.values, want.values, rtol=1e-6, atol=1e-6, equal_nan=True)
     assert np.isnan(got.values[0, 0, 0]), "nodata masked"
-    raw = as_rio(open_refs(refs, mask_and_scale=False)["0"])
+    raw = as_rio(open_refs(refs, group="0", mask_and_scale=False)["0"])
     np.testing.assert_array_equal(raw.values, rio(src, mask_and_scale=False).values)
     assert "spatial_ref" in ds.coords
 
@@ -139,3 +145,68 @@ def test_user_defined_crs_is_carried(vzplan, tmp_path):
     sr = ds["spatial_ref"].attrs
     assert sr["grid_mapping_name"] == "albers_conical_equal_area"
     assert list(sr["standard_parallel"]) == [29.5, 45.5]
+
+
+def root_attrs(refs):
+    return json.loads(json.loads(Path(refs).read_text())["refs"]["zarr.json"])["attributes"]
+
+
+def test_cog_pyramid_is_multiscales(vzplan, tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    src = GEO / "cog_u16.tif"
+    refs = build(vzplan, tmp_path, [src])
+    doc = json.loads(json.loads(refs.read_text())["refs"]["zarr.json"])
+    for name in ["multiscales", "spatial"]:
+        schema = json.loads((SCHEMAS / f"{name}-v1.schema.json").read_text())
+        jsonschema.validate(doc, schema)
+    # The consolidated zarr.json carries the same root attributes.
+    consolidated = json.loads(refs.with_suffix(".zarr.json").read_text())
+    assert consolidated["attributes"]["multiscales"] == doc["attributes"]["multiscales"]
+    attrs = doc["attributes"]
+    layout = attrs["multiscales"]["layout"]
+    assert [lv["asset"] for lv in layout] == ["0", "overview_1", "overview_2"]
+    assert [lv.get("derived_from") for lv in layout] == [None, "0", "0"]
+    assert attrs["proj:code"] == "EPSG:32633" and attrs["spatial:dimensions"] == ["y", "x"]
+    with rasterio_open(src) as r:
+        bounds = r.bounds
+        for i, lv in enumerate(layout):
+            factor = 1 if i == 0 else r.overviews(1)[i - 1]
+            assert lv["transform"] == {"scale": [float(factor)] * 2, "translation": [0.0, 0.0]}
+            want = rio(src, overview_level=i - 1) if i else rio(src)
+            assert lv["spatial:transform"] == list(want.rio.transform())[:6]
+            assert lv["spatial:shape"] == [want.sizes["y"], want.sizes["x"]]
+    assert attrs["spatial:bbox"] == [bounds.left, bounds.bottom, bounds.right, bounds.top]
+
+
+def rasterio_open(path):
+    rasterio = pytest.importorskip("rasterio")
+    return rasterio.open(path)
+
+
+def test_cog_pyramid_passes_geozarr_toolkit(vzplan, tmp_path):
+    validation = pytest.importorskip("geozarr_toolkit.helpers.validation")
+    attrs = root_attrs(build(vzplan, tmp_path, [GEO / "cog_u16.tif"]))
+    results = validation.validate_attrs(attrs)
+    assert {"multiscales", "spatial", "proj"} <= set(results), results
+    assert all(not errors for errors in results.values()), results
+
+
+def test_cog_pyramid_opens_as_a_datatree(vzplan, tmp_path):
+    src = GEO / "cog_u16.tif"
+    refs = build(vzplan, tmp_path, [src])
+    tree = xr.open_datatree(
+        "reference://",
+        engine="zarr",
+        storage_options={"fo": str(refs)},
+        consolidated=False,
+        zarr_format=3,
+        chunks=None,
+        mask_and_scale=False,
+    )
+    levels = [lv["asset"] for lv in root_attrs(refs)["multiscales"]["layout"]]
+    assert set(levels) <= set(tree.children)
+    for i, level in enumerate(levels):
+        ds = tree[level].to_dataset()
+        want = rio(src, False, overview_level=i - 1) if i else rio(src, False)
+        same_grid(ds, want)
+        np.testing.assert_array_equal(as_rio(ds["0"]).values, want.values)

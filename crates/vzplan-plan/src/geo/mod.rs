@@ -12,9 +12,12 @@
 //! and each image gets `grid_mapping` and `coordinates` naming `spatial_ref`, so that xarray
 //! makes it a coordinate and rioxarray finds the CRS. A CRS that cannot be written whole, or
 //! images of one group that disagree, are `georeference` warnings; the images stay as they are.
+//!
+//! A COG's pyramid becomes sibling groups described by the multiscales convention ([`pyramid`]).
 
 mod coords;
 mod keys;
+mod pyramid;
 mod wkt;
 
 use crate::{ArrayPlan, Finding, FindingKind, Plan, Severity};
@@ -37,6 +40,7 @@ struct Grid {
 
 /// Adds the coordinates and grid mappings of every georeferenced group of `p`.
 pub(crate) fn annotate(p: &mut Plan) {
+    let levels = pyramid::regroup(p);
     let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, a) in p.arrays.iter().enumerate() {
         if grid_of(a).is_some() {
@@ -46,6 +50,9 @@ pub(crate) fn annotate(p: &mut Plan) {
     }
     for (g, members) in groups {
         annotate_group(p, &g, &members);
+    }
+    if let Some(levels) = levels {
+        pyramid::describe(p, &levels);
     }
 }
 
