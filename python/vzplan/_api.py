@@ -73,7 +73,7 @@ def plan(paths: Paths | None = None, *, layouts: Iterable[Any] | None = None, **
 
     ``paths``: local paths, globs, or ``s3://``/``gs://``/``az://``/``https://`` URLs (or
     ``layouts``: layout dicts or lines from :func:`scan`, instead of scanning). Options are the
-    CLI's, as keyword arguments: ``concat_dim``, ``stack_dim``, ``var``, ``mosaic``,
+    CLI's, as keyword arguments: ``concat_dim``, ``stack_dim``, ``stack_coord``, ``var``, ``mosaic``,
     ``mosaic_layout``, ``patch``, ``html``, ``jobs``, ``chunk_bytes``, ``fail_fast``,
     ``allow_unreachable``, ``s3_endpoint``, ``gcs_endpoint``, ``anon``, ``region``, ``retries``,
     ``io_timeout``, ``first_read``, ``block_size``, ``sources_under``, and ``storage_options`` in
@@ -238,6 +238,7 @@ def open_dataset(
     *,
     concat_dim: str | None = None,
     stack_dim: str | None = None,
+    stack_coord: str | None = None,
     mosaic: bool = False,
     var: str | Sequence[str] | None = None,
     patch: bool = False,
@@ -272,6 +273,7 @@ def open_dataset(
             opts,
             concat_dim=concat_dim,
             stack_dim=stack_dim,
+            stack_coord=stack_coord,
             mosaic=mosaic,
             var=var,
             patch=patch,

@@ -210,3 +210,38 @@ def test_cog_pyramid_opens_as_a_datatree(vzplan, tmp_path):
         want = rio(src, False, overview_level=i - 1) if i else rio(src, False)
         same_grid(ds, want)
         np.testing.assert_array_equal(as_rio(ds["0"]).values, want.values)
+
+
+@pytest.mark.parametrize(
+    "spec, hour",
+    [("time=%Y%m%d", "T00:00"), ("time=datetime", "T10:30")],
+)
+def test_scene_stack_has_a_time_coordinate(vzplan, tmp_path, spec, hour):
+    # Given out of date order: the coordinate orders the stack.
+    scenes = sorted((GEO / "scenes").glob("*.tif"), reverse=True)
+    refs = build(vzplan, tmp_path, scenes, "--stack-coord", spec)
+    ds = open_refs(refs)
+    days = ["2024-01-01", "2024-01-02", "2024-01-03"]
+    want_times = np.array([d + hour for d in days], dtype="datetime64[ns]")
+    assert ds["time"].dtype.kind == "M"
+    np.testing.assert_array_equal(ds["time"].values, want_times)
+    assert ds["0"].dims[0] == "time" and "time" in ds.indexes
+    for i, day in enumerate(days):
+        src = GEO / "scenes" / f"scene_{day.replace('-', '')}.tif"
+        want = rio(src)
+        same_grid(ds, want)
+        np.testing.assert_array_equal(as_rio(ds["0"].isel(time=i)).values, want.values)
+    # Selecting by date reads that scene.
+    one = ds["0"].sel(time=days[1] + hour)
+    np.testing.assert_array_equal(as_rio(one).values, rio(GEO / "scenes" / "scene_20240102.tif").values)
+
+
+def test_scene_stack_leaves_out_files_without_a_date(vzplan, tmp_path):
+    scenes = sorted((GEO / "scenes").glob("*.tif"))
+    odd = tmp_path / "scene_undated.tif"
+    shutil.copy(scenes[0], odd)
+    out = tmp_path / "refs.json"
+    r = run([vzplan, "build", *map(str, [*scenes, odd]), "-o", str(out), "--stack-coord", "time=%Y%m%d"])
+    assert r.returncode == 3, r.stderr
+    assert "scene_undated.tif" in r.stdout + r.stderr
+    assert open_refs(out).sizes["time"] == 3

@@ -57,6 +57,8 @@ pub enum FindingKind {
     RewriteSuggestion,
     /// GeoTIFF: georeferencing that cannot be carried whole into coordinates and a grid mapping.
     Georeference,
+    /// `--stack-coord`: a file without a date, or files with the same one, left out of the stack.
+    StackCoord,
 }
 
 /// One finding.

@@ -97,6 +97,8 @@ use vzplan_io::{IoError, RangeRead};
 
 /// Most IFDs one file may have (main chain and SubIFDs together).
 const MAX_IFDS: usize = 1 << 20;
+/// TIFF 6.0 DateTime: "YYYY:MM:DD HH:MM:SS", when the image was created.
+const DATE_TIME: u16 = 306;
 
 /// A whole-file error. Display: `"<url>: <what is wrong>"`.
 #[derive(Debug, thiserror::Error)]
@@ -305,6 +307,16 @@ pub fn read_layout_with(r: &dyn RangeRead, opts: &Options) -> Result<SourceLayou
         arrays.push(stack);
     }
 
+    // The first image's DateTime is the file's date, as GDAL (TIFFTAG_DATETIME) and tifffile
+    // report it; `--stack-coord NAME=datetime` orders scenes by it.
+    let mut attrs = serde_json::Map::new();
+    // Its 20 bytes, with room for writers that add a zone: nothing large is read for it.
+    let date = chain.first().and_then(|ifd| ifd.get(DATE_TIME));
+    if let Some(e) = date.filter(|e| e.count <= 64) {
+        if let Ok(s) = t.ascii(e) {
+            attrs.insert("DateTime".into(), serde_json::Value::String(s));
+        }
+    }
     let meta = r.meta();
     Ok(SourceLayout {
         linked: Vec::new(),
@@ -314,7 +326,7 @@ pub fn read_layout_with(r: &dyn RangeRead, opts: &Options) -> Result<SourceLayou
         mtime: meta.mtime.clone(),
         format: Format::TIFF,
         rewriter: Default::default(),
-        attrs: Default::default(),
+        attrs,
         groups: Vec::new(),
         arrays,
         problems,

@@ -277,7 +277,7 @@ fn band_coord(path: &str, n: u64) -> ArrayPlan {
 }
 
 /// An array of one inline chunk holding `bytes` (little-endian, no codecs).
-fn inline_array(
+pub(crate) fn inline_array(
     path: &str,
     dims: Vec<String>,
     shape: Vec<u64>,
