@@ -73,7 +73,7 @@ def plan(paths: Paths | None = None, *, layouts: Iterable[Any] | None = None, **
 
     ``paths``: local paths, globs, or ``s3://``/``gs://``/``az://``/``https://`` URLs (or
     ``layouts``: layout dicts or lines from :func:`scan`, instead of scanning). Options are the
-    CLI's, as keyword arguments: ``concat_dim``, ``stack_dim``, ``var``, ``mosaic``,
+    CLI's, as keyword arguments: ``concat_dim``, ``stack_dim``, ``stack_coord``, ``var``, ``mosaic``,
     ``mosaic_layout``, ``patch``, ``html``, ``jobs``, ``chunk_bytes``, ``fail_fast``,
     ``allow_unreachable``, ``s3_endpoint``, ``gcs_endpoint``, ``anon``, ``region``, ``retries``,
     ``io_timeout``, ``first_read``, ``block_size``, ``sources_under``, ``dmrpp`` (read each
@@ -239,6 +239,7 @@ def open_dataset(
     *,
     concat_dim: str | None = None,
     stack_dim: str | None = None,
+    stack_coord: str | None = None,
     mosaic: bool = False,
     var: str | Sequence[str] | None = None,
     patch: bool = False,
@@ -252,7 +253,9 @@ def open_dataset(
     Needs no configuration: zarr-python is set up to read what vzplan writes
     (:func:`configure_zarr`: rectilinear chunk grids, imagecodecs' codecs for TIFF and HDF5 plugin
     compression). Findings are emitted as :class:`FindingWarning` warnings. Options as
-    :func:`plan`; ``storage_options`` also configure fsspec for the reads.
+    :func:`plan`; ``storage_options`` also configure fsspec for the reads. A GeoTIFF pyramid (a
+    COG with overviews) opens at its full resolution, the multiscales' first level; open the refs
+    with ``xr.open_datatree`` to see every level.
 
     Example::
 
@@ -271,6 +274,7 @@ def open_dataset(
             opts,
             concat_dim=concat_dim,
             stack_dim=stack_dim,
+            stack_coord=stack_coord,
             mosaic=mosaic,
             var=var,
             patch=patch,
@@ -291,4 +295,16 @@ def open_dataset(
         asynchronous=True,
     )
     store = zarr.storage.FsspecStore(fs, read_only=True, path="")
-    return xr.open_dataset(store, engine="zarr", zarr_format=3, consolidated=False, chunks=None)
+    return xr.open_dataset(
+        store, engine="zarr", zarr_format=3, consolidated=False, chunks=None, group=_first_level(refs)
+    )
+
+
+def _first_level(refs: Mapping[str, Any]) -> str | None:
+    """The group of a pyramid's first (full-resolution) level, from the root's multiscales
+    attribute; None (the root) when there is no pyramid."""
+    try:
+        root = json.loads(refs["refs"]["zarr.json"])
+        return root["attributes"]["multiscales"]["layout"][0]["asset"]
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None

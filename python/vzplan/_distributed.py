@@ -12,6 +12,7 @@ from ._options import split_storage_options
 _PLAN_ONLY = {
     "concat_dim",
     "stack_dim",
+    "stack_coord",
     "var",
     "mosaic",
     "mosaic_layout",

@@ -25,9 +25,10 @@ CASES = {
 
 
 def cog_levels(path) -> dict:
-    """The full image and its overviews (overview_N/0), as tifffile reads each level."""
+    """The full image (0/0, the pyramid's level group 0) and its overviews (overview_N/0), as
+    tifffile reads each level."""
     with tifffile.TiffFile(path) as t:
-        levels = {"0": t.series[0].levels[0].asarray()}
+        levels = {"0/0": t.series[0].levels[0].asarray()}
         for i, lvl in enumerate(t.series[0].levels[1:], 1):
             levels[f"overview_{i}/0"] = lvl.asarray()
     return levels
@@ -39,6 +40,8 @@ def readback_errors(name, out, report, local) -> list[str]:
     compared = 0
     for a in report["arrays"]:
         if name == "cog":
+            if a["path"].rsplit("/", 1)[-1] in ("spatial_ref", "x", "y", "band"):
+                continue  # the georeferencing's coordinates: test_geo.py compares them with rioxarray
             want = cog_levels(local[0]).get(a["path"])
             if want is None:
                 errs.append(f"{a['path']}: not a level tifffile reads")

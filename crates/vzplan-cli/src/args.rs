@@ -212,6 +212,11 @@ pub struct Common {
     /// Stack the files along a new leading dimension of this name.
     #[arg(long)]
     stack_dim: Option<String>,
+    /// A time coordinate along the stack, the files in its order: NAME=PATTERN reads each file's
+    /// date from its name (%Y %m %d %j %H %M %S, matched anywhere: time=%Y%m%d), NAME=datetime
+    /// from the TIFF DateTime tag. Stacks along NAME unless --stack-dim names the dimension.
+    #[arg(long, value_name = "NAME=PATTERN")]
+    stack_coord: Option<String>,
     /// Only this variable (repeatable); its dimensions' coordinates come along.
     #[arg(long = "var")]
     vars: Vec<String>,
@@ -241,6 +246,7 @@ impl Common {
             from_layouts: self.from_layouts.clone(),
             concat_dim: self.concat_dim.clone(),
             stack_dim: self.stack_dim.clone(),
+            stack_coord: self.stack_coord.clone(),
             vars: self.vars.clone(),
             mosaic: self.mosaic,
             mosaic_layout: self.mosaic_layout.clone(),

@@ -57,6 +57,42 @@ pub fn proj_registration() -> Value {
     })
 }
 
+/// The multiscales convention registration (zarr-conventions/multiscales v1), for a COG's pyramid.
+pub fn multiscales_registration() -> Value {
+    json!({
+        "schema_url": "https://raw.githubusercontent.com/zarr-conventions/multiscales/refs/tags/v1/schema.json",
+        "spec_url": "https://github.com/zarr-conventions/multiscales/blob/v1/README.md",
+        "uuid": "d35379db-88df-4056-af3a-620245f8e347",
+        "name": "multiscales",
+        "description": "Multiscale layout of zarr datasets"
+    })
+}
+
+/// The registrations the conventions used in `attrs` need, merged into what `existing` lists
+/// (each convention once, by UUID).
+fn registrations(attrs: &Map<String, Value>, existing: Option<&Value>) -> Vec<Value> {
+    let mut list: Vec<Value> = match existing {
+        Some(Value::Array(l)) => l.clone(),
+        _ => Vec::new(),
+    };
+    let mut wanted = Vec::new();
+    if attrs.contains_key("multiscales") {
+        wanted.push(multiscales_registration());
+    }
+    if attrs.keys().any(|k| k.starts_with("spatial:")) {
+        wanted.push(spatial_registration());
+    }
+    if attrs.keys().any(|k| k.starts_with("proj:")) {
+        wanted.push(proj_registration());
+    }
+    for c in wanted {
+        if !list.iter().any(|x| x.get("uuid") == c.get("uuid")) {
+            list.push(c);
+        }
+    }
+    list
+}
+
 /// The `chunk_grid` object: `regular` when every axis is one repeated length, else `rectilinear`.
 pub fn chunk_grid(a: &ArrayPlan) -> Value {
     let steps: Option<Vec<u64>> = a.edges.iter().map(|e| e.regular_step()).collect();
@@ -382,10 +418,19 @@ impl Serialize for RootAttrs<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let plan = self.0;
         let ours = plan.attrs.contains_key("vzplan");
-        let mut m = s.serialize_map(Some(plan.attrs.len() + usize::from(!ours)))?;
+        // Conventions of the root's own attributes (a pyramid's multiscales, spatial:, proj:)
+        // are registered; a source's list is kept and extended.
+        let listed = plan.attrs.contains_key("zarr_conventions");
+        let regs = registrations(&plan.attrs, plan.attrs.get("zarr_conventions"));
+        let add = usize::from(!listed && !regs.is_empty());
+        let mut m = s.serialize_map(Some(plan.attrs.len() + usize::from(!ours) + add))?;
+        if add == 1 {
+            m.serialize_entry("zarr_conventions", &regs)?;
+        }
         for (k, v) in &plan.attrs {
             match k.as_str() {
                 "vzplan" => m.serialize_entry(k, &Provenance(plan))?,
+                "zarr_conventions" if !regs.is_empty() => m.serialize_entry(k, &regs)?,
                 _ => m.serialize_entry(k, v)?,
             }
         }

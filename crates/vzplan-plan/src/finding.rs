@@ -55,6 +55,10 @@ pub enum FindingKind {
     OverlapResolved,
     /// Mosaic: which files to rewrite, with which block size, to make the rest fit.
     RewriteSuggestion,
+    /// GeoTIFF: georeferencing that cannot be carried whole into coordinates and a grid mapping.
+    Georeference,
+    /// `--stack-coord`: a file without a date, or files with the same one, left out of the stack.
+    StackCoord,
 }
 
 /// One finding.

@@ -18,13 +18,16 @@
 //! - `order`, `rebase`: file order along the concat axis, time brought to common units;
 //! - `rules`: one module per rule family, each returning findings;
 //! - `combine`: one array from one file, stacked, or concatenated, sharing `combine::place`;
-//! - [`mosaic`]: files side by side in 2-D.
+//! - [`mosaic`]: files side by side in 2-D;
+//! - `stackcoord`: a stack's time coordinate from the files' names or TIFF DateTime tags;
+//! - `geo`: GeoTIFF coordinates and CF grid mappings, added to whatever was planned.
 
 pub mod cftime;
 mod combine;
 mod dedupe;
 pub mod finding;
 mod fix;
+pub(crate) mod geo;
 pub use fix::shell_quote;
 pub mod model;
 pub mod mosaic;
@@ -33,7 +36,9 @@ mod rebase;
 mod reference;
 mod rules;
 mod select;
+mod stackcoord;
 mod validate;
+pub use stackcoord::StackCoord;
 
 pub use finding::{display_file, Finding, FindingKind, Severity};
 pub use model::{ArrayPlan, Options, Patch, Plan, ScanFailure, SourceRef, CONTRIBUTES_NOTHING};
@@ -56,6 +61,7 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
     };
     if opts.mosaic || opts.mosaic_layout.is_some() {
         mosaic::plan(layouts, opts, &mut p);
+        geo::annotate(&mut p);
         return p;
     }
 
@@ -65,6 +71,16 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
         opts.concat_dim
             .clone()
             .or_else(|| reference::infer_concat_dim(&layouts))
+    };
+    let (layouts, times) = match (&opts.stack_coord, &opts.stack_dim) {
+        (Some(c), Some(_)) => {
+            let (kept, times) = stackcoord::order(layouts, c, &mut p.findings);
+            if kept.is_empty() {
+                return p;
+            }
+            (kept, Some(times))
+        }
+        _ => (layouts, None),
     };
     let (mut layouts, coord_ok) = order::order_files(layouts, concat.as_deref(), &mut p.findings);
 
@@ -84,6 +100,10 @@ pub fn plan(layouts: Vec<SourceLayout>, failures: &[ScanFailure], opts: &Options
         plan_one(path, &mut layouts, &how, &mut p);
     }
     warn_uncombined(&layouts, concat.as_deref(), &mut p);
+    if let (Some(c), Some(dim), Some(t)) = (&opts.stack_coord, &opts.stack_dim, &times) {
+        stackcoord::add(&mut p, c, dim, t);
+    }
+    geo::annotate(&mut p);
     p.remains = model::Remains(layouts);
     p
 }

@@ -13,6 +13,8 @@ pub struct Options {
     pub concat_dim: Option<String>,
     /// Stack the files along a new leading dimension of this name instead.
     pub stack_dim: Option<String>,
+    /// With `stack_dim`: each file's date as a time coordinate along it, the files in its order.
+    pub stack_coord: Option<crate::StackCoord>,
     /// Only these variables (and the coordinate variables of their dimensions).
     pub vars: Vec<String>,
     /// Place the files side by side in 2-D (a mosaic) by their georeferencing.
@@ -148,6 +150,7 @@ impl Plan {
             || !self.unplaced.is_empty()
             || self.findings.iter().any(|f| {
                 f.kind == FindingKind::FileError
+                    || (f.kind == FindingKind::StackCoord && f.severity == crate::Severity::Error)
                     || (f.kind == FindingKind::Missing
                         && f.message.starts_with(CONTRIBUTES_NOTHING))
             })

@@ -36,6 +36,7 @@ const SCAN_KEYS: &[&str] = &[
 const PLAN_KEYS: &[&str] = &[
     "concat_dim",
     "stack_dim",
+    "stack_coord",
     "var",
     "mosaic",
     "mosaic_layout",
@@ -123,6 +124,7 @@ pub fn request(py: Python<'_>, d: Option<&Bound<'_, PyDict>>, which: Which) -> P
         cancel: Some(Arc::new(AtomicBool::new(false))),
         concat_dim: get(d, "concat_dim")?,
         stack_dim: get(d, "stack_dim")?,
+        stack_coord: get(d, "stack_coord")?,
         vars: names(d, "var")?,
         mosaic: flag(d, "mosaic")?,
         mosaic_layout: get(d, "mosaic_layout")?,

@@ -197,7 +197,7 @@ pub(crate) fn set_spatial(
 }
 
 /// For an overview without its own georeferencing: the parent's transform scaled to its size,
-/// and the parent's `proj:code`.
+/// the parent's CRS (`proj:code`, `GeoKeys`) and scale and offset.
 pub(crate) fn inherit(
     parent: &Map<String, Value>,
     ph: u64,
@@ -222,8 +222,12 @@ pub(crate) fn inherit(
         w,
         point,
     );
-    if let Some(c) = parent.get("proj:code") {
-        attrs.insert("proj:code".into(), c.clone());
+    // The GeoKeys carry a user-defined CRS; the scale and offset apply to every level (GDAL
+    // writes them on the full-resolution image only).
+    for k in ["proj:code", "GeoKeys", "scale_factor", "add_offset"] {
+        if let (Some(v), false) = (parent.get(k), attrs.contains_key(k)) {
+            attrs.insert(k.into(), v.clone());
+        }
     }
 }
 

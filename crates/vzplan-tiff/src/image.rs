@@ -43,6 +43,7 @@ const T4_OPTIONS: u16 = 292;
 const LERC_PARAMETERS: u16 = 50674;
 const YCBCR_SUBSAMPLING: u16 = 530;
 const GDAL_NODATA: u16 = 42113;
+const GDAL_METADATA: u16 = 42112;
 
 /// Largest JPEGTables we copy into the codec configuration (libtiff writes well under 1 KiB).
 const MAX_JPEG_TABLES: u64 = 64 << 10;
@@ -53,6 +54,8 @@ pub(crate) struct Image {
     pub h: u64,
     pub w: u64,
     pub has_geo: bool,
+    /// An attribute that could not be carried (the image itself is fine).
+    pub attr_problem: Option<String>,
 }
 
 /// Image size, samples per pixel and the sample data type.
@@ -125,6 +128,10 @@ pub(crate) fn build(t: &Tiff, ifd: &Ifd, opts: &Options) -> Built<Image> {
             }
         }
     }
+    let attr_problem = match ifd.get(GDAL_METADATA) {
+        Some(e) => crate::gdal_metadata::scale_offset(&t.ascii(e)?, spp, &mut attrs),
+        None => None,
+    };
     if let Some(tables) = &f.jpeg_tables {
         jpeg_with_tables(&mut codecs, tables);
     }
@@ -152,6 +159,7 @@ pub(crate) fn build(t: &Tiff, ifd: &Ifd, opts: &Options) -> Built<Image> {
         h,
         w,
         has_geo,
+        attr_problem,
     })
 }
 

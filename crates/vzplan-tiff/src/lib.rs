@@ -67,8 +67,11 @@
 //! # GeoTIFF
 //! See `geo.rs`: raw tags kept as attributes, `spatial:*` and `proj:code` derived; GDAL_NODATA
 //! (42113) becomes `_FillValue` and the fill value when the dtype can hold it (else the raw string
-//! is kept as attribute `GDAL_NODATA`). Overviews without their own geo tags inherit the page's
-//! transform, scaled to their size.
+//! is kept as attribute `GDAL_NODATA`); GDAL_METADATA's band scale and offset become
+//! `scale_factor`/`add_offset` (`gdal_metadata.rs`). Overviews without their own geo tags inherit
+//! the page's transform, scaled to their size, its CRS keys, scale and offset. The coordinates and
+//! grid mapping rioxarray expects are added by the planner (`vzplan-plan`'s `geo`), which sees the
+//! combined grid of stacks and mosaics.
 //!
 //! TIFF 6.0: <https://www.itu.int/itudoc/itu-t/com16/tiff-fx/docs/tiff6.pdf>
 //! GeoTIFF 1.1: <https://docs.ogc.org/is/19-008r4/19-008r4.html>
@@ -76,6 +79,7 @@
 mod built;
 mod codecs;
 mod frames;
+mod gdal_metadata;
 mod geo;
 mod ifd;
 mod image;
@@ -86,11 +90,15 @@ mod strips;
 use ifd::{Ifd, Tiff};
 use image::{Image, NEW_SUBFILE_TYPE, SUBFILE_TYPE, SUB_IFDS};
 use std::collections::{HashMap, HashSet};
-use vzplan_core::{ArrayLayout, ArrayProblem, ChunkEntry, ChunkTable, Dim, Format, SourceLayout};
+use vzplan_core::{
+    ArrayLayout, ArrayProblem, ChunkEntry, ChunkTable, Dim, Format, ProblemKind, SourceLayout,
+};
 use vzplan_io::{IoError, RangeRead};
 
 /// Most IFDs one file may have (main chain and SubIFDs together).
 const MAX_IFDS: usize = 1 << 20;
+/// TIFF 6.0 DateTime: "YYYY:MM:DD HH:MM:SS", when the image was created.
+const DATE_TIME: u16 = 306;
 
 /// A whole-file error. Display: `"<url>: <what is wrong>"`.
 #[derive(Debug, thiserror::Error)]
@@ -299,6 +307,16 @@ pub fn read_layout_with(r: &dyn RangeRead, opts: &Options) -> Result<SourceLayou
         arrays.push(stack);
     }
 
+    // The first image's DateTime is the file's date, as GDAL (TIFFTAG_DATETIME) and tifffile
+    // report it; `--stack-coord NAME=datetime` orders scenes by it.
+    let mut attrs = serde_json::Map::new();
+    // Its 20 bytes, with room for writers that add a zone: nothing large is read for it.
+    let date = chain.first().and_then(|ifd| ifd.get(DATE_TIME));
+    if let Some(e) = date.filter(|e| e.count <= 64) {
+        if let Ok(s) = t.ascii(e) {
+            attrs.insert("DateTime".into(), serde_json::Value::String(s));
+        }
+    }
     let meta = r.meta();
     Ok(SourceLayout {
         linked: Vec::new(),
@@ -308,7 +326,7 @@ pub fn read_layout_with(r: &dyn RangeRead, opts: &Options) -> Result<SourceLayou
         mtime: meta.mtime.clone(),
         format: Format::TIFF,
         rewriter: Default::default(),
-        attrs: Default::default(),
+        attrs,
         groups: Vec::new(),
         arrays,
         problems,
@@ -334,6 +352,10 @@ fn place(
                 if let Some((ph, pw, pattrs)) = page_geo.get(&p) {
                     geo::inherit(pattrs, *ph, *pw, img.h, img.w, &mut img.layout.attrs);
                 }
+            }
+            if let Some(reason) = img.attr_problem {
+                let path = format!("{}:GDAL_METADATA", img.layout.path);
+                problems.push(ArrayProblem::new(path, ProblemKind::Attribute, reason));
             }
             arrays.push(img.layout);
             Ok(Some(arrays.len() - 1))

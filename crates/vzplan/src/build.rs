@@ -50,6 +50,8 @@ pub struct PlanOptions {
     pub concat_dim: Option<String>,
     /// Stack the files along a new leading dimension of this name instead.
     pub stack_dim: Option<String>,
+    /// `NAME=PATTERN` or `NAME=datetime`: each file's date as a coordinate along the stack.
+    pub stack_coord: Option<String>,
     /// Only these variables (and the coordinates of their dimensions).
     pub vars: Vec<String>,
     /// Place the files side by side in 2-D by their georeferencing.
@@ -223,6 +225,12 @@ fn plan_layouts(
     let planner = vzplan_plan::Options {
         concat_dim: opts.concat_dim.clone(),
         stack_dim: opts.stack_dim.clone(),
+        stack_coord: opts
+            .stack_coord
+            .as_deref()
+            .map(vzplan_plan::StackCoord::parse)
+            .transpose()
+            .map_err(Error::StackCoord)?,
         vars: opts.vars.clone(),
         mosaic: opts.mosaic,
         mosaic_layout: opts

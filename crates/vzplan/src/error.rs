@@ -28,6 +28,9 @@ pub enum Error {
     },
     #[error("give either INPUTS or --from-layouts, not both")]
     InputsAndLayouts,
+    /// A `--stack-coord` that is not `NAME=PATTERN` or `NAME=datetime`.
+    #[error("--stack-coord: {0}")]
+    StackCoord(String),
     #[error(transparent)]
     Input(#[from] crate::inputs::InputError),
     #[error(transparent)]
@@ -202,6 +205,7 @@ impl Error {
             | Error::NoOutput
             | Error::Invalid { .. }
             | Error::InputsAndLayouts
+            | Error::StackCoord(_)
             | Error::Shard(_)
             | Error::Prefix(_)
             | Error::KeptNotNamed { .. }

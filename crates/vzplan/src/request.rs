@@ -44,6 +44,9 @@ pub struct Request {
     pub cancel: Option<Arc<AtomicBool>>,
     pub concat_dim: Option<String>,
     pub stack_dim: Option<String>,
+    /// `NAME=PATTERN` or `NAME=datetime`: a time coordinate along the stack (its dimension is
+    /// NAME unless `stack_dim` names one).
+    pub stack_coord: Option<String>,
     pub vars: Vec<String>,
     pub mosaic: bool,
     pub mosaic_layout: Option<PathBuf>,
@@ -103,6 +106,15 @@ impl Request {
         }
         if mosaic && self.stack_dim.is_some() {
             return conflict("--mosaic", "--stack-dim");
+        }
+        if let Some(c) = &self.stack_coord {
+            if self.concat_dim.is_some() {
+                return conflict("--concat-dim", "--stack-coord");
+            }
+            if mosaic {
+                return conflict("--mosaic", "--stack-coord");
+            }
+            vzplan_plan::StackCoord::parse(c).map_err(Error::StackCoord)?;
         }
         let scans = !self.inputs.is_empty() || !self.files_from.is_empty();
         if scans && (!self.from_layouts.is_empty() || self.layout_lines.is_some()) {
@@ -181,7 +193,13 @@ impl Request {
     pub fn plan_options(&self) -> PlanOptions {
         PlanOptions {
             concat_dim: self.concat_dim.clone(),
-            stack_dim: self.stack_dim.clone(),
+            // A stack coordinate without --stack-dim stacks along a dimension of its own name,
+            // so that it is the dimension's index.
+            stack_dim: self.stack_dim.clone().or_else(|| {
+                let c = self.stack_coord.as_deref()?;
+                vzplan_plan::StackCoord::parse(c).ok().map(|c| c.name)
+            }),
+            stack_coord: self.stack_coord.clone(),
             vars: self.vars.clone(),
             mosaic: self.mosaic,
             mosaic_layout: self.mosaic_layout.clone(),

@@ -63,6 +63,7 @@ pub const OPTIONS: &[Opt] = &[
     opt("--shard-from-env", "client", true),
     opt("--shard", "client", true),
     opt("--sources-under", "sources_under", true),
+    opt("--stack-coord", "stack_coord", true),
     opt("--stack-dim", "stack_dim", true),
     opt("--var", "var", true),
     opt("--zarr-json", "zarr_json", true),

@@ -334,7 +334,9 @@ fn misaligned_and_other_crs_are_not_placed() {
     );
     assert!(p.incomplete());
     assert_eq!(p.unplaced, vec![1, 2]);
-    assert_eq!(p.arrays.len(), 1);
+    // One image, and the coordinates and grid mapping of its georeferencing.
+    let paths: Vec<&str> = p.arrays.iter().map(|a| a.path.as_str()).collect();
+    assert_eq!(paths[1..], ["spatial_ref", "y", "x"]);
 }
 
 #[test]
