@@ -86,7 +86,8 @@ def _overview_name(page: int, n: int) -> str:
 def tiff_arrays(path: str) -> dict[str, np.ndarray]:
     """tifffile's decoded data under the Rust reader's array names: pages `0`, `1`…, overviews
     `overview_N/0`, SubIFDs `P_subifd_J`, and `pages` when every page has one shape and dtype;
-    page 0 also as `0/0` when it has overviews (a GeoTIFF pyramid's full-resolution level)."""
+    page 0 also as `0/0` when it is georeferenced and has overviews (a GeoTIFF pyramid's
+    full-resolution level)."""
     out: dict[str, np.ndarray] = {}
     fallback = None
     if os.path.basename(path).startswith("strips_padded_last"):
@@ -121,10 +122,17 @@ def tiff_arrays(path: str) -> dict[str, np.ndarray]:
         if len(pages) > 1 and all(p is not None and p.shape == pages[0].shape
                                   and p.dtype == pages[0].dtype for p in pages):
             out["pages"] = np.stack(pages)
-    if "0" in out and "overview_1/0" in out:
+    if "0" in out and "overview_1/0" in out and _georeferenced(path):
         # The planner moves page 0 of a georeferenced pyramid into the level group `0`.
         out["0/0"] = out["0"]
     return out
+
+
+def _georeferenced(path: str) -> bool:
+    """Whether page 0 carries a GeoTIFF geotransform (tie point and pixel scale, or a matrix)."""
+    with tifffile.TiffFile(path) as tif:
+        tags = tif.pages[0].tags
+        return 34264 in tags or (33922 in tags and 33550 in tags)
 
 
 def _sub_ifds(tif, i, page, owner, counters, out, decode):
