@@ -93,6 +93,10 @@ impl IoError {
 pub struct Stats {
     /// Every attempt, failed ones included.
     pub requests: u64,
+    /// Dependent round trips: requests sent together (a batch, up to the concurrency) count
+    /// once, a request that waited for an earlier one's answer counts again. On object storage
+    /// this times the latency a file costs; retries are not counted here (see `retried`).
+    pub round_trips: u64,
     pub bytes: u64,
     /// Failed attempts that were retried (object storage only).
     pub retried: u64,

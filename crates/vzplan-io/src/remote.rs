@@ -359,6 +359,8 @@ impl ObjectReader {
         counters
             .bytes
             .fetch_add(head.len() as u64, Ordering::Relaxed);
+        let opened = counters.requests.load(Ordering::Relaxed).min(1);
+        counters.round_trips.fetch_add(opened, Ordering::Relaxed);
         Ok(ObjectReader {
             url: canonical,
             store,
@@ -403,6 +405,11 @@ impl RangeRead for ObjectReader {
             }
         }
         let groups = coalesce::groups(todo, self.opts.coalesce_gap, self.opts.merge_budget);
+        // The batch's GETs go out together, up to the concurrency at a time.
+        let waves = groups.len().div_ceil(self.opts.concurrency.max(1)) as u64;
+        self.counters
+            .round_trips
+            .fetch_add(waves, Ordering::Relaxed);
         let fetched: Vec<(usize, Bytes)> = block_on(async {
             futures::stream::iter(groups.iter().enumerate())
                 .map(|(g, &(s, e, _))| async move {
@@ -444,6 +451,7 @@ impl RangeRead for ObjectReader {
     fn stats(&self) -> Stats {
         Stats {
             requests: self.counters.requests.load(Ordering::Relaxed),
+            round_trips: self.counters.round_trips.load(Ordering::Relaxed),
             bytes: self.counters.bytes.load(Ordering::Relaxed),
             retried: self.counters.retried.load(Ordering::Relaxed),
             unreachable: self.counters.unreachable.load(Ordering::Relaxed),
