@@ -107,8 +107,11 @@ const MANY_BYTES: u64 = 8 << 20;
 /// with the continuation blocks: a chunk index's root, say, is known from the first block).
 pub struct Along<'f> {
     pub first: &'f [(u64, u64)],
-    pub of: &'f dyn Fn(&ObjHeader, &mut Vec<(u64, u64)>),
+    pub of: &'f HintsOf<'f>,
 }
+
+/// Appends the ranges a parsed header points at to the list it is given.
+pub type HintsOf<'f> = dyn Fn(&ObjHeader, &mut Vec<(u64, u64)>) + 'f;
 
 /// Reads several object headers in a few batches instead of up to three round trips each on
 /// object storage ([`Ctx::prefetch`]): their first bytes, then the continuation blocks their

@@ -1,5 +1,6 @@
 //! Requests per file on object storage, counted by the real reader (`vzplan_io::open` with the
-//! object-storage defaults: a 512 KiB first read, 64 KiB blocks) against a byte-range HTTP server
+//! object-storage defaults: a 64 KiB first read growing to 512 KiB, 16 KiB blocks) against a
+//! byte-range HTTP server
 //! on loopback (scripts/http_server.py), over files whose metadata lies between their data,
 //! written at test time by h5py and netCDF4 (`scripts/fixtures/hdf5_requests.py --big`).
 //!
@@ -96,13 +97,14 @@ fn requests(server: &Server, name: &str) -> (Stats, u64, usize) {
     (r.stats(), r.size(), chunks)
 }
 
-/// An extensible array whose data blocks lie between 4 MB of chunks: 10 GETs before (one per
-/// data block past the first read), 2 now (the first read, then the index in one GET, as the
-/// gaps between its blocks are smaller than the bytes it needs). Ten netCDF-4 variables written
-/// one after the other, their links in a dense store moved past the first variables' data: 10
-/// GETs in 10 round trips before, 10 in 5 now (the root's link heap, its direct block, the
-/// headers, then their continuation blocks and B-trees sent together, each level naming the
-/// next).
+/// An extensible array whose data blocks lie between 4 MB of chunks: 10 GETs in 10 round trips
+/// when read node by node; with 64 KiB blocks and a 512 KiB first read, 2 GETs of 4.2 MB (the
+/// index in one GET across the data); now 3 round trips of 1.5 MB (the first read, the rest of
+/// the metadata at the start, the index's data blocks as 16 GETs sent together). Ten netCDF-4
+/// variables written one after the other, their links in a dense store moved past the first
+/// variables' data: 10 GETs in 10 round trips when read child by child, 12 in 5 now (the root's
+/// link heap, its direct block, the headers, then their continuation blocks and B-trees sent
+/// together, each level naming the next).
 #[test]
 fn spread_metadata_costs_few_requests() {
     let dir = tempfile::tempdir().unwrap();
@@ -111,19 +113,20 @@ fn spread_metadata_costs_few_requests() {
     };
     let (s, _, chunks) = requests(&server, "ea.h5");
     assert_eq!(chunks, 4096);
-    assert_eq!(s.requests, 2, "ea.h5");
-    assert_eq!(s.round_trips, 2, "ea.h5");
+    assert!(s.round_trips <= 3, "ea.h5: {s:?}");
+    assert!(s.bytes <= 2 << 20, "ea.h5: {s:?}");
     let (s, size, chunks) = requests(&server, "vars.nc");
     assert_eq!(chunks, 1 + 10 * 4);
     assert!(s.round_trips <= 5, "vars.nc: {s:?}");
-    assert!(s.requests <= 10, "vars.nc: {s:?}");
-    assert!(s.bytes <= size / 4, "vars.nc: {s:?} of {size} bytes");
+    assert!(s.requests <= 12, "vars.nc: {s:?}");
+    assert!(s.bytes <= 256 << 10, "vars.nc: {s:?} of {size} bytes");
 }
 
 /// A typical netCDF-4 file (coordinates, then three zlib variables each defined after the
 /// previous one's data was written): its header continuation blocks and its chunk-index roots
 /// are all known once the first read is parsed, and come in one batch after it. Before, the
-/// continuation blocks came in one batch and the index roots in the next: 3 round trips.
+/// continuation blocks came in one batch and the index roots in the next: 3 round trips, and
+/// 640 KiB read (a 512 KiB first read and two 64 KiB blocks); now 2 round trips and 96 KiB.
 #[test]
 fn a_typical_file_costs_two_round_trips() {
     let dir = tempfile::tempdir().unwrap();
@@ -131,6 +134,11 @@ fn a_typical_file_costs_two_round_trips() {
         return;
     };
     let (s, _, chunks) = requests(&server, "spread.nc");
-    assert_eq!(chunks, 3 + 3 * 4, "time, lat and lon in one chunk each, 4 per variable");
+    assert_eq!(
+        chunks,
+        3 + 3 * 4,
+        "time, lat and lon in one chunk each, 4 per variable"
+    );
     assert!(s.round_trips <= 2, "spread.nc: {s:?}");
+    assert!(s.bytes <= 256 << 10, "spread.nc: {s:?}");
 }

@@ -39,8 +39,8 @@ pub use options::IoOptions;
 pub use remote::{canonical_url, is_url, Listed, ObjectReader};
 pub use secret::{has_secret, redact, redact_text, REDACTED};
 pub use settings::{
-    IoSettings, SettingError, DEFAULT_BLOCK_SIZE, DEFAULT_FIRST_READ, DEFAULT_RETRIES,
-    DEFAULT_TIMEOUT_SECS,
+    IoSettings, SettingError, DEFAULT_BLOCK_SIZE, DEFAULT_FIRST_READ, DEFAULT_GROW_TO,
+    DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECS,
 };
 pub use source_url::{check_source_url, special_host, valid_etag, valid_mtime};
 

@@ -52,7 +52,7 @@ impl Default for IoOptions {
             backoff_max: Duration::from_secs(10),
             cache: CacheConfig::default(),
             local_cache: CacheConfig::local(),
-            concurrency: 8,
+            concurrency: 16,
             coalesce_gap: 64 * 1024,
             merge_budget: 1024 * 1024,
         }
