@@ -245,7 +245,7 @@ fn cached_reads_match_and_coalesce() {
     ));
 }
 
-/// Local files: a 16 KiB first read and 4 KiB blocks, not object storage's 512 KiB + 64 KiB.
+/// Local files: a 16 KiB first read and 4 KiB blocks, not object storage's 64 KiB + 16 KiB.
 #[test]
 fn local_files_are_read_in_small_blocks() {
     let dir = tempfile::tempdir().unwrap();
