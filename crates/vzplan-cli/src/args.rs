@@ -155,7 +155,8 @@ pub struct ScanArgs {
     /// Target chunk size when merging netCDF-3 records or cutting fixed variables.
     #[arg(long, value_name = "BYTES", default_value_t = vzplan::ReadOptions::default().chunk_bytes)]
     chunk_bytes: u64,
-    /// Print requests and bytes read per file.
+    /// Print requests, dependent round trips and bytes read per file (with --json, also under
+    /// `stats`).
     #[arg(long)]
     pub stats: bool,
     /// Print plain progress lines on standard error (one a second, and one at the end) instead

@@ -68,6 +68,14 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> u8 {
     }
 }
 
+/// A JSON report with `--stats` under `stats`, when they were asked for.
+fn with_stats(mut doc: serde_json::Value, term: &progress::Terminal) -> serde_json::Value {
+    if let (Some(o), Some(s)) = (doc.as_object_mut(), term.stats_json()) {
+        o.insert("stats".into(), s);
+    }
+    doc
+}
+
 fn print_json(doc: &serde_json::Value) {
     pipe::outln!("{}", pipe::json(doc));
 }
@@ -78,7 +86,7 @@ fn command(cli: Cli) -> Result<u8, Error> {
             let term = progress::Terminal::new(common.scan.stats, common.scan.progress);
             let plan = vzplan::run::plan(&common.request(None), &term)?.plan;
             if json {
-                print_json(&vzplan::report::json(&plan));
+                print_json(&with_stats(vzplan::report::json(&plan), &term));
             } else {
                 pipe::out!("{}", pipe::report_text(&plan));
             }
@@ -144,7 +152,7 @@ fn build(common: &args::Common, out: &args::OutArgs, append: bool) -> Result<u8,
     let built = vzplan::run::build(&common.request(Some(out)), append, &term)?;
     let to_err = built.refs_on_stdout();
     if out.json {
-        let text = pipe::json(&built.json(Shell::Cli));
+        let text = pipe::json(&with_stats(built.json(Shell::Cli), &term));
         if to_err {
             pipe::errln!("{text}");
         } else {

@@ -29,6 +29,8 @@ pub struct Terminal {
     errors: AtomicU64,
     requests: AtomicU64,
     bytes: AtomicU64,
+    /// `--stats` as JSON, kept for `--json` reports once the scan is done.
+    stats_json: Mutex<Option<serde_json::Value>>,
 }
 
 impl Terminal {
@@ -43,7 +45,13 @@ impl Terminal {
             errors: AtomicU64::new(0),
             requests: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
+            stats_json: Mutex::new(None),
         }
+    }
+
+    /// `--stats` as JSON (`{"files": […], "total": {…}}`), when asked for and a scan ran.
+    pub fn stats_json(&self) -> Option<serde_json::Value> {
+        self.stats_json.lock().ok().and_then(|s| s.clone())
     }
 
     /// A plain progress line when `--progress` asked for them and one is due (or `last`).
@@ -134,6 +142,9 @@ impl ProgressSink for Terminal {
                 self.plain_line(true);
                 if self.stats {
                     print_stats(all);
+                    if let Ok(mut j) = self.stats_json.lock() {
+                        *j = Some(stats_json(all));
+                    }
                 }
             }
             Progress::Patched { chunks, bytes } => {
@@ -149,12 +160,23 @@ impl ProgressSink for Terminal {
     }
 }
 
-/// `--stats`: requests and bytes per file, then totals, written as one text
-/// ([`pipe::write_err_text`]).
+/// The sum of the files' stats.
+fn totals(scanned: &[Scanned]) -> Stats {
+    let mut total = Stats::default();
+    for s in scanned.iter().filter(|s| !s.skipped()) {
+        total.requests += s.stats.requests;
+        total.round_trips += s.stats.round_trips;
+        total.bytes += s.stats.bytes;
+        total.retried += s.stats.retried;
+    }
+    total
+}
+
+/// `--stats`: requests, dependent round trips and bytes per file, then totals, written as one
+/// text ([`pipe::write_err_text`]).
 fn print_stats(scanned: &[Scanned]) {
     use std::fmt::Write;
     let mut out = String::new();
-    let mut total = Stats::default();
     for s in scanned.iter().filter(|s| !s.skipped()) {
         let _ = write!(
             out,
@@ -165,26 +187,59 @@ fn print_stats(scanned: &[Scanned]) {
         if s.stats.retried > 0 {
             let _ = write!(out, " ({} retried)", s.stats.retried);
         }
-        let _ = write!(out, ", {} bytes read", s.stats.bytes);
+        let _ = write!(
+            out,
+            ", {} round trip(s), {} bytes read",
+            s.stats.round_trips, s.stats.bytes
+        );
         if let Ok(l) = &s.result {
             let _ = write!(out, " of {} ({:.2}%)", l.size, pct(s.stats.bytes, l.size));
         }
         out.push('\n');
-        total.requests += s.stats.requests;
-        total.bytes += s.stats.bytes;
-        total.retried += s.stats.retried;
     }
+    let total = totals(scanned);
     let n = scanned.iter().filter(|s| !s.skipped()).count().max(1) as f64;
     let _ = writeln!(
         out,
-        "total: {} file(s), {} request(s) ({:.2} per file, {} retried), {} bytes read",
+        "total: {} file(s), {} request(s) ({:.2} per file, {} retried), {} round trip(s) \
+         ({:.2} per file), {} bytes read",
         scanned.len(),
         total.requests,
         total.requests as f64 / n,
         total.retried,
+        total.round_trips,
+        total.round_trips as f64 / n,
         total.bytes
     );
     pipe::write_err_text(&out);
+}
+
+/// `--stats` for `--json`: each file's requests, round trips and bytes (with its size when it was
+/// read), and the totals.
+fn stats_json(scanned: &[Scanned]) -> serde_json::Value {
+    let one = |s: &Stats| {
+        serde_json::json!({
+            "requests": s.requests,
+            "round_trips": s.round_trips,
+            "bytes": s.bytes,
+            "retried": s.retried,
+        })
+    };
+    let files: Vec<serde_json::Value> = scanned
+        .iter()
+        .filter(|s| !s.skipped())
+        .map(|s| {
+            let mut v = one(&s.stats);
+            v["input"] = serde_json::Value::from(s.input.as_str());
+            if let Ok(l) = &s.result {
+                v["size"] = serde_json::Value::from(l.size);
+            }
+            v
+        })
+        .collect();
+    let mut total = one(&totals(scanned));
+    total["files"] = serde_json::Value::from(scanned.len());
+    serde_json::json!({ "files": files, "total": total })
 }
 
 fn pct(a: u64, b: u64) -> f64 {

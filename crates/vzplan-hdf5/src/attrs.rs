@@ -57,8 +57,9 @@ fn dense(
     info: &m::AttrInfo,
     failed: &mut Vec<String>,
 ) -> Result<Vec<Attribute<'static>>> {
-    let heap = FractalHeap::open(ctx, info.heap)?;
     let by_order = info.corder_btree.filter(|a| !ctx.is_undef(*a));
+    crate::fheap::prefetch_dense(ctx, info.heap, by_order.unwrap_or(info.name_btree));
+    let heap = FractalHeap::open(ctx, info.heap)?;
     let (rtype, recs) = crate::idx::records(ctx, by_order.unwrap_or(info.name_btree))?;
     if rtype != 8 && rtype != 9 {
         return Err(Error::malformed(format!(

@@ -27,33 +27,42 @@ pub struct FractalHeap {
     huge_btree: u64,
 }
 
+/// Bytes of the `FRHP` header up to its root block's row count (its checksum follows, unless
+/// I/O filter information comes first).
+pub fn header_len(so: u64, sl: u64) -> u64 {
+    4 + 1 + 2 + 2 + 1 + 4 + sl + so + sl + so + 4 * sl + 4 * sl + 2 + 2 * sl + 2 + 2 + so + 2
+}
+
+/// The headers of a dense link or attribute store, its fractal heap's and its name index's,
+/// asked for in one batch, then the heap's root direct block and the index's root node in the
+/// next: each names where the next thing lies, and on object storage each batch is a round trip.
+pub fn prefetch_dense(ctx: &Ctx, heap: u64, index: u64) {
+    if !ctx.prefetches() {
+        return;
+    }
+    let (so, sl) = (ctx.so as u64, ctx.sl as u64);
+    ctx.prefetch(&[
+        (heap, header_len(so, sl) + 4),
+        (index, crate::btree2::header_len(so, sl)),
+    ]);
+    let root = FractalHeap::open(ctx, heap)
+        .ok()
+        .and_then(|h| h.root_direct_block(ctx));
+    let node = crate::btree2::header(ctx, index)
+        .ok()
+        .filter(|h| !ctx.is_undef(h.root))
+        .map(|h| (h.root, u64::from(h.node_size)));
+    ctx.prefetch(&[root, node].into_iter().flatten().collect::<Vec<_>>());
+}
+
 fn log2(v: u64) -> u32 {
     63 - v.max(1).leading_zeros()
 }
 
 impl FractalHeap {
     pub fn open(ctx: &Ctx, addr: u64) -> Result<Self> {
-        let so = ctx.so as usize;
-        let sl = ctx.sl as usize;
-        let len = 4
-            + 1
-            + 2
-            + 2
-            + 1
-            + 4
-            + sl
-            + so
-            + sl
-            + so
-            + 4 * sl
-            + 4 * sl
-            + 2
-            + 2 * sl
-            + 2
-            + 2
-            + so
-            + 2;
-        let buf = ctx.read(addr, len as u64)?;
+        let len = header_len(ctx.so as u64, ctx.sl as u64);
+        let buf = ctx.read(addr, len)?;
         let mut c = ctx.cur(&buf);
         c.sig(b"FRHP")?;
         let v = c.u8()?;
@@ -119,6 +128,11 @@ impl FractalHeap {
 
     pub fn id_len(&self) -> usize {
         self.id_len
+    }
+
+    /// The root block when it is a direct block (a small heap): its address and size.
+    fn root_direct_block(&self, ctx: &Ctx) -> Option<(u64, u64)> {
+        (self.root_rows == 0 && !ctx.is_undef(self.root)).then_some((self.root, self.start_block))
     }
 
     /// The object a heap ID names.

@@ -46,6 +46,7 @@ pub fn links(ctx: &Ctx, oh: &ObjHeader) -> Result<Vec<Link>> {
 }
 
 fn dense(ctx: &Ctx, info: &m::LinkInfo) -> Result<Vec<Link>> {
+    crate::fheap::prefetch_dense(ctx, info.heap, info.name_btree);
     let heap = FractalHeap::open(ctx, info.heap)?;
     let (rtype, recs) = crate::idx::records(ctx, info.name_btree)?;
     // Type 5 record: name hash (4 bytes), heap ID. Type 6: creation order (8 bytes), heap ID.

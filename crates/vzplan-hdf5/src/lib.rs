@@ -38,6 +38,7 @@ mod fheap_huge;
 pub mod filters;
 pub mod group;
 pub mod heap;
+mod hints;
 mod idx;
 mod links;
 pub mod messages;
@@ -290,9 +291,15 @@ impl Walk<'_, '_> {
         });
         let (alist, failed) = attrs::read_all_checked(self.ctx, oh)?;
         self.attr_problems(&path, failed);
-        self.group_attrs
-            .push(attrs::to_map(self.ctx, &self.gh, &alist));
         let links = group::links(self.ctx, oh)?;
+        // The group's own attributes' heaps go with its children's first batch: their values
+        // are read once that batch is in.
+        let mut own = Vec::new();
+        if self.ctx.prefetches() && !links.is_empty() {
+            hints::ranges(self.ctx, oh, &mut own);
+        }
+        self.group_attrs.push(serde_json::Map::new());
+        let mut attrs_pending = Some(alist);
         // Most links are datasets: room for them at once, not by doubling.
         let n = links.len().min(PREFETCH_HEADERS);
         self.dsets.reserve(n);
@@ -305,15 +312,27 @@ impl Walk<'_, '_> {
             fresh.sort_unstable();
             fresh.dedup();
             fresh.retain(|a| !self.seen.contains(a));
+            let ctx = self.ctx;
+            let along = ohdr::Along {
+                first: if attrs_pending.is_some() { &own } else { &[] },
+                of: &|oh, out| hints::ranges(ctx, oh, out),
+            };
             let mut headers: HashMap<u64, Result<ohdr::ObjHeader>> =
-                ohdr::read_many(self.ctx, &fresh).into_iter().collect();
-            if self.ctx.prefetches() {
-                let mut starts: Vec<(u64, u64)> = headers
-                    .values()
-                    .filter_map(|oh| chunks::index_start(self.ctx, oh.as_ref().ok()?))
+                ohdr::read_many(self.ctx, &fresh, &along)
+                    .into_iter()
                     .collect();
-                starts.sort_unstable();
-                self.ctx.prefetch(&starts);
+            if let Some(alist) = attrs_pending.take() {
+                self.group_attrs[gi] = attrs::to_map(self.ctx, &self.gh, &alist);
+            }
+            if self.ctx.prefetches() {
+                // What the headers' continuation blocks point at (the earlier batch had what
+                // their first blocks did, so this asks for nothing in most files).
+                let mut next = Vec::new();
+                for oh in headers.values().filter_map(|h| h.as_ref().ok()) {
+                    hints::ranges(self.ctx, oh, &mut next);
+                }
+                next.sort_unstable();
+                self.ctx.prefetch(&next);
             }
             for l in window {
                 let Some(addr) = l.hard() else {
@@ -334,6 +353,9 @@ impl Walk<'_, '_> {
                     .unwrap_or_else(|| ohdr::read(self.ctx, addr));
                 self.child(gi, &path, l, addr, coh, depth)?;
             }
+        }
+        if let Some(alist) = attrs_pending {
+            self.group_attrs[gi] = attrs::to_map(self.ctx, &self.gh, &alist);
         }
         Ok(gi)
     }

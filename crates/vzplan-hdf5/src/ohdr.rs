@@ -102,15 +102,28 @@ pub const FIRST_READ: u64 = 4096;
 /// claim to be; the headers past it are read when their objects are visited.
 const MANY_BYTES: u64 = 8 << 20;
 
-/// Reads several object headers in three batches instead of up to three round trips each on
+/// What else to ask for with a batch of headers: `first`, ranges known before the headers
+/// (sent with their first bytes), and `of`, the ranges a header's parsed blocks point at (sent
+/// with the continuation blocks: a chunk index's root, say, is known from the first block).
+pub struct Along<'f> {
+    pub first: &'f [(u64, u64)],
+    pub of: &'f HintsOf<'f>,
+}
+
+/// Appends the ranges a parsed header points at to the list it is given.
+pub type HintsOf<'f> = dyn Fn(&ObjHeader, &mut Vec<(u64, u64)>) + 'f;
+
+/// Reads several object headers in a few batches instead of up to three round trips each on
 /// object storage ([`Ctx::prefetch`]): their first bytes, then the continuation blocks their
 /// first blocks name (netCDF-4 writers put attributes added after the data there, near the end
-/// of the file), then each header is finished (continuations of continuations one by one).
-/// Returns the headers of a prefix of `addrs`, within [`MANY_BYTES`].
-pub fn read_many(ctx: &Ctx, addrs: &[u64]) -> Vec<(u64, Result<ObjHeader>)> {
+/// of the file) together with what `along` asks for from those first blocks, then each header
+/// is finished (continuations of continuations one by one). Returns the headers of a prefix of
+/// `addrs`, within [`MANY_BYTES`].
+pub fn read_many(ctx: &Ctx, addrs: &[u64], along: &Along) -> Vec<(u64, Result<ObjHeader>)> {
     let hints = ctx.prefetches();
     if hints {
-        let firsts: Vec<(u64, u64)> = addrs.iter().map(|&a| (a, FIRST_READ)).collect();
+        let mut firsts: Vec<(u64, u64)> = addrs.iter().map(|&a| (a, FIRST_READ)).collect();
+        firsts.extend_from_slice(along.first);
         ctx.prefetch(&firsts);
     }
     let mut kept = 0u64;
@@ -135,6 +148,9 @@ pub fn read_many(ctx: &Ctx, addrs: &[u64]) -> Vec<(u64, Result<ObjHeader>)> {
                 ahead -= l;
                 next.push((a, l));
             }
+        }
+        for p in started.iter().filter_map(|(_, p)| p.as_ref().ok()) {
+            (along.of)(&p.out, &mut next);
         }
         next.sort_unstable();
         ctx.prefetch(&next);

@@ -51,6 +51,7 @@ fn rounds(name: &str) -> (u64, usize) {
         whole_file: 0,
         max_bytes: 64 << 20,
         direct_batches: false,
+        grow_to: 0,
     };
     let cached = CachedReader::new(r.clone(), cfg);
     let l = vzplan_hdf5::read_layout(&cached).unwrap();

@@ -23,6 +23,13 @@ pub struct CacheConfig {
     /// where blocks would round it up to pages it shares with chunk data. For local files only;
     /// on object storage the blocks save requests.
     pub direct_batches: bool,
+    /// How far the region read from offset 0 may grow: a batch that asks for blocks past the
+    /// first read but below this shows that the metadata runs on, so it reads on from the
+    /// first read to twice the furthest of them (within this). Files written with their
+    /// metadata first (many variables defined before any data) then cost the round trips a
+    /// first read this large would, while files whose metadata fits the first read read no
+    /// more. 0: never.
+    pub grow_to: u64,
 }
 
 impl Default for CacheConfig {
@@ -34,6 +41,7 @@ impl Default for CacheConfig {
             whole_file: 0,
             max_bytes: 256 * 1024 * 1024,
             direct_batches: false,
+            grow_to: crate::DEFAULT_GROW_TO,
         }
     }
 }
@@ -50,6 +58,7 @@ impl CacheConfig {
             whole_file: 64 * 1024,
             max_bytes: 256 * 1024 * 1024,
             direct_batches: true,
+            grow_to: 0,
         }
     }
 }
@@ -75,6 +84,9 @@ struct Cache {
     map: HashMap<u64, Block, foldhash::fast::RandomState>,
     bytes: u64,
     first_done: bool,
+    /// The end of the region read from offset 0 (the first read, grown by later batches); 0
+    /// until the first read is in.
+    grown: u64,
 }
 
 /// One cached block: a slice of the buffer its (coalesced) read returned, shared rather than copied.
@@ -139,9 +151,11 @@ impl CachedReader {
             cache.map.clear();
             cache.bytes = 0;
         }
+        let grow = self.growth(cache, wanted);
         let mut missing: Vec<u64> = wanted
             .iter()
             .copied()
+            .chain(grow)
             .filter(|b| !cache.map.contains_key(b))
             .collect();
         missing.sort_unstable();
@@ -185,6 +199,28 @@ impl CachedReader {
         Ok(())
     }
 
+    /// The blocks the region read from offset 0 grows by when `wanted` shows the metadata runs
+    /// past it ([`CacheConfig::grow_to`]).
+    fn growth(&self, cache: &mut Cache, wanted: &[u64]) -> std::ops::Range<u64> {
+        let bs = self.cfg.block_size;
+        let limit = self.cfg.grow_to.min(self.inner.size());
+        let from = cache.grown;
+        if from == 0 || from >= limit {
+            return 0..0;
+        }
+        let furthest = wanted
+            .iter()
+            .map(|&b| b.saturating_add(1).saturating_mul(bs))
+            .filter(|&end| end > from && end <= limit.saturating_add(bs))
+            .max();
+        let Some(furthest) = furthest else {
+            return 0..0;
+        };
+        let to = furthest.saturating_mul(2).min(limit);
+        cache.grown = to;
+        from.div_ceil(bs)..to.div_ceil(bs)
+    }
+
     /// Checks `ranges` and fetches the blocks they need that are not cached (with the first
     /// read, the first time), in one batch.
     fn ensure(&self, cache: &mut Cache, ranges: &[(u64, u64)]) -> Result<(), IoError> {
@@ -199,7 +235,8 @@ impl CachedReader {
             return Ok(());
         }
         let mut wanted: Vec<u64> = Vec::new();
-        if !cache.first_done {
+        let first = !cache.first_done;
+        if first {
             cache.first_done = true;
             // A file read whole never comes here ([`CachedReader::whole`]) unless that read
             // came back short.
@@ -221,7 +258,12 @@ impl CachedReader {
                 end = e;
             }
         }
-        self.fill(cache, &wanted)
+        self.fill(cache, &wanted)?;
+        if first {
+            let blocks = self.blocks_of(0, self.cfg.first_read.min(size));
+            cache.grown = blocks.end.saturating_mul(self.cfg.block_size).min(size);
+        }
+        Ok(())
     }
 
     /// The bytes `[o, o + l)` from cached blocks (fetched by [`CachedReader::ensure`]).

@@ -5,7 +5,9 @@
 //! [`IoOptions::coalesce_gap`](crate::IoOptions::coalesce_gap) as before, and then across the
 //! smallest remaining gaps while the bytes read for nothing stay within a budget: the bytes the
 //! batch needs, or [`IoOptions::merge_budget`](crate::IoOptions::merge_budget) when that is more.
-//! A batch therefore never reads more than twice what it needs plus the budget. An HDF5 index
+//! A batch therefore never reads more than twice what it needs plus the budget. The reader passes
+//! the budget only for a batch of more GETs than it sends at once: GETs sent together cost one
+//! round trip, so merging them would only read more. An HDF5 index
 //! level whose nodes lie between the chunks (an extensible array's data blocks, 256 KiB apart in a
 //! 4 MB file) becomes one GET instead of one per node, while nodes spread through a large file
 //! (a B-tree level over 40 MB) stay separate GETs.

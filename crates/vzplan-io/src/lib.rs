@@ -39,8 +39,8 @@ pub use options::IoOptions;
 pub use remote::{canonical_url, is_url, Listed, ObjectReader};
 pub use secret::{has_secret, redact, redact_text, REDACTED};
 pub use settings::{
-    IoSettings, SettingError, DEFAULT_BLOCK_SIZE, DEFAULT_FIRST_READ, DEFAULT_RETRIES,
-    DEFAULT_TIMEOUT_SECS,
+    IoSettings, SettingError, DEFAULT_BLOCK_SIZE, DEFAULT_FIRST_READ, DEFAULT_GROW_TO,
+    DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECS,
 };
 pub use source_url::{check_source_url, special_host, valid_etag, valid_mtime};
 
@@ -102,6 +102,10 @@ impl IoError {
 pub struct Stats {
     /// Every attempt, failed ones included.
     pub requests: u64,
+    /// Dependent round trips: requests sent together (a batch, up to the concurrency) count
+    /// once, a request that waited for an earlier one's answer counts again. On object storage
+    /// this times the latency a file costs; retries are not counted here (see `retried`).
+    pub round_trips: u64,
     pub bytes: u64,
     /// Failed attempts that were retried (object storage only).
     pub retried: u64,

@@ -90,6 +90,8 @@ impl RangeRead for LocalFile {
     fn stats(&self) -> Stats {
         Stats {
             requests: self.requests.load(Ordering::Relaxed),
+            // Each read waits for the one before: one round trip each.
+            round_trips: self.requests.load(Ordering::Relaxed),
             bytes: self.bytes.load(Ordering::Relaxed),
             ..Stats::default()
         }

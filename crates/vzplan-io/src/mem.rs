@@ -41,6 +41,8 @@ impl RangeRead for MemObject {
     fn stats(&self) -> Stats {
         Stats {
             requests: self.requests.load(Ordering::Relaxed),
+            // Each read waits for the one before: one round trip each.
+            round_trips: self.requests.load(Ordering::Relaxed),
             ..Stats::default()
         }
     }

@@ -33,7 +33,9 @@ pub struct IoOptions {
     /// Ranges of one batch closer than this are fetched as one GET.
     pub coalesce_gap: u64,
     /// Bytes a batch may read beyond what it needs to save GETs (or as many as it needs, when
-    /// that is more): about what a request's latency would download (see `coalesce`).
+    /// that is more): about what a request's latency would download (see `coalesce`). Used only
+    /// when the batch would take more than one wave of [`IoOptions::concurrency`] GETs: GETs sent
+    /// together cost one round trip.
     pub merge_budget: u64,
 }
 
@@ -50,7 +52,7 @@ impl Default for IoOptions {
             backoff_max: Duration::from_secs(10),
             cache: CacheConfig::default(),
             local_cache: CacheConfig::local(),
-            concurrency: 8,
+            concurrency: 16,
             coalesce_gap: 64 * 1024,
             merge_budget: 1024 * 1024,
         }

@@ -13,9 +13,9 @@
 //!   [`CacheConfig::first_read`] bytes), which also tells the size, ETag and mtime; an object found by
 //!   listing already knows them.
 //! - **Coalesced, concurrent batches**: [`RangeRead::read_many`] merges ranges closer than
-//!   [`IoOptions::coalesce_gap`], then across larger gaps within a byte budget
-//!   ([`IoOptions::merge_budget`], see `coalesce`), and has up to [`IoOptions::concurrency`] GETs
-//!   in flight.
+//!   [`IoOptions::coalesce_gap`], then across larger gaps within the bytes the batch needs, and
+//!   within a byte budget ([`IoOptions::merge_budget`], see `coalesce`) when it would take more
+//!   than one wave of [`IoOptions::concurrency`] GETs in flight.
 //! - **Canonical URLs**: `s3://bucket/key`, `gs://bucket/key`, `az://container/key`,
 //!   `https://host/path`; never an endpoint, a query string (signed URL) or a credential.
 //!
@@ -359,6 +359,8 @@ impl ObjectReader {
         counters
             .bytes
             .fetch_add(head.len() as u64, Ordering::Relaxed);
+        let opened = counters.requests.load(Ordering::Relaxed).min(1);
+        counters.round_trips.fetch_add(opened, Ordering::Relaxed);
         Ok(ObjectReader {
             url: canonical,
             store,
@@ -402,7 +404,18 @@ impl RangeRead for ObjectReader {
                 todo.push((o, o + l, i));
             }
         }
-        let groups = coalesce::groups(todo, self.opts.coalesce_gap, self.opts.merge_budget);
+        // GETs sent in one wave cost one round trip however many there are: bytes are read for
+        // nothing to save GETs only when the batch would otherwise take more than one wave.
+        let wave = self.opts.concurrency.max(1);
+        let mut groups = coalesce::groups(todo.clone(), self.opts.coalesce_gap, 0);
+        if groups.len() > wave {
+            groups = coalesce::groups(todo, self.opts.coalesce_gap, self.opts.merge_budget);
+        }
+        // The batch's GETs go out together, up to the concurrency at a time.
+        let waves = groups.len().div_ceil(self.opts.concurrency.max(1)) as u64;
+        self.counters
+            .round_trips
+            .fetch_add(waves, Ordering::Relaxed);
         let fetched: Vec<(usize, Bytes)> = block_on(async {
             futures::stream::iter(groups.iter().enumerate())
                 .map(|(g, &(s, e, _))| async move {
@@ -444,6 +457,7 @@ impl RangeRead for ObjectReader {
     fn stats(&self) -> Stats {
         Stats {
             requests: self.counters.requests.load(Ordering::Relaxed),
+            round_trips: self.counters.round_trips.load(Ordering::Relaxed),
             bytes: self.counters.bytes.load(Ordering::Relaxed),
             retried: self.counters.retried.load(Ordering::Relaxed),
             unreachable: self.counters.unreachable.load(Ordering::Relaxed),

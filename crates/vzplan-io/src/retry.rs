@@ -29,6 +29,7 @@ pub(crate) fn classify(e: object_store::Error) -> Failure {
 #[derive(Default)]
 pub(crate) struct Counters {
     pub requests: AtomicU64,
+    pub round_trips: AtomicU64,
     pub bytes: AtomicU64,
     pub retried: AtomicU64,
     pub unreachable: AtomicU64,

@@ -9,10 +9,16 @@ use std::time::Duration;
 pub const DEFAULT_RETRIES: u32 = 8;
 /// Seconds one request may take when none is given.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
-/// Bytes of the speculative first read of an object when none is given.
-pub const DEFAULT_FIRST_READ: u64 = 512 * 1024;
-/// Bytes of a cached block of an object when none is given.
-pub const DEFAULT_BLOCK_SIZE: u64 = 64 * 1024;
+/// Bytes of the speculative first read of an object when none is given: netCDF-C and h5py put
+/// the superblock, the root group and the headers of a few variables in the first KiBs, and a
+/// COG's IFDs and tile arrays lie in its first KiBs too (measured in docs/benchmarks.md).
+pub const DEFAULT_FIRST_READ: u64 = 64 * 1024;
+/// Bytes of a cached block of an object when none is given: a chunk-index node or a header's
+/// continuation block lies in one, where a larger block would read the data around it.
+pub const DEFAULT_BLOCK_SIZE: u64 = 16 * 1024;
+/// How far the region read from offset 0 grows when the metadata runs past the first read
+/// ([`crate::CacheConfig::grow_to`]).
+pub const DEFAULT_GROW_TO: u64 = 512 * 1024;
 
 /// The object-storage settings of a run; `None` is "the default".
 #[derive(Clone, Debug, Default, PartialEq)]

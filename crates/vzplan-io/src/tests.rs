@@ -11,6 +11,7 @@ fn cfg(block_size: u64, first_read: u64, max_bytes: u64) -> CacheConfig {
         whole_file: 0,
         max_bytes,
         direct_batches: false,
+        grow_to: 0,
     }
 }
 
@@ -244,7 +245,7 @@ fn cached_reads_match_and_coalesce() {
     ));
 }
 
-/// Local files: a 16 KiB first read and 4 KiB blocks, not object storage's 512 KiB + 64 KiB.
+/// Local files: a 16 KiB first read and 4 KiB blocks, not object storage's 64 KiB + 16 KiB.
 #[test]
 fn local_files_are_read_in_small_blocks() {
     let dir = tempfile::tempdir().unwrap();
@@ -308,8 +309,8 @@ fn local_files_are_read_in_small_blocks() {
         assert_eq!(r.stats().requests, 7);
     }
     // Object storage keeps its large first read and blocks: requests cost more than bytes.
-    assert_eq!(opts.cache.first_read, 512 * 1024);
-    assert_eq!(opts.cache.block_size, 64 * 1024);
+    assert_eq!(opts.cache.first_read, 64 * 1024);
+    assert_eq!(opts.cache.block_size, 16 * 1024);
 }
 
 #[test]
