@@ -104,12 +104,13 @@ def normalized(refs_path, local_prefix: str, remote_prefix: str) -> dict:
 
 
 def stats_lines(stderr: str) -> dict:
-    """`--stats` lines: {url: (requests, retried, bytes read)}."""
+    """`--stats` lines: {url: (requests, retried, bytes read, round trips)}."""
     out = {}
     for line in stderr.splitlines():
-        m = re.match(r"^(\S+): (\d+) request\(s\)(?: \((\d+) retried\))?, (\d+) bytes read", line)
+        m = re.match(r"^(\S+): (\d+) request\(s\)(?: \((\d+) retried\))?, (\d+) round trip\(s\), "
+                     r"(\d+) bytes read", line)
         if m:
-            out[m.group(1)] = (int(m.group(2)), int(m.group(3) or 0), int(m.group(4)))
+            out[m.group(1)] = (int(m.group(2)), int(m.group(3) or 0), int(m.group(5)), int(m.group(4)))
     return out
 
 

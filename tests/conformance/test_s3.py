@@ -130,9 +130,14 @@ def test_s3_batch_through_faults(batch, s3, pytestconfig, report):
         errs.append("refs from S3 differ from the local run's")
     errs += check_readback(batch.s3_out, s3.endpoint, json.loads(p.stdout), batch.paths)
     reqs = [s[0] for s in stats.values()]
+    trips = [s[3] for s in stats.values()]
     retried = sum(s[1] for s in stats.values())
     report(f"{files} files in {batch.took:.1f} s; faults injected {batch.counts}; requests per file "
-           f"min {min(reqs)} max {max(reqs)} mean {np.mean(reqs):.2f}, {retried} retried")
+           f"min {min(reqs)} max {max(reqs)} mean {np.mean(reqs):.2f}, {retried} retried; "
+           f"round trips per file max {max(trips)}")
+    # netCDF-4 files written by netCDF4-python: the first read, then at most one batch.
+    if max(trips) > 2:
+        errs.append(f"{max(trips)} dependent round trips for a file, expected at most 2")
     if sum(v for k, v in batch.counts.items() if k != "requests") == 0:
         errs.append("no fault was injected")
     fail_on(errs)
@@ -201,13 +206,13 @@ def test_s3_many_chunk_request_counts(vzplan, s3, tmp_path, report):
     nchunks = sum(1 for k in refs if k.startswith("v/c/"))
     size = big.stat().st_size
     report(f"many_chunks.nc: {size} bytes, {nchunks} chunks, metadata ~{size - data_bytes} bytes")
-    report("first_read  block_size  requests  bytes_read")
+    report("first_read  block_size  requests  round_trips  bytes_read")
     for first, block in [(512 << 10, 64 << 10), (512 << 10, 256 << 10), (64 << 10, 64 << 10),
                          (2 << 20, 256 << 10), (8 << 10, 4 << 10)]:
         p = vz(vzplan, "plan", "s3://big/many_chunks.nc", "--s3-endpoint", s3.endpoint, "--stats",
                "--first-read", str(first), "--block-size", str(block))
         st = stats_lines(p.stderr)["s3://big/many_chunks.nc"]
-        report(f"{first:>10}  {block:>10}  {st[0]:>8}  {st[2]:>10}")
+        report(f"{first:>10}  {block:>10}  {st[0]:>8}  {st[3]:>11}  {st[2]:>10}")
     fail_on([] if nchunks == 10_000 else [f"{nchunks} chunks, expected 10000"])
 
 
