@@ -1,4 +1,4 @@
-"""Issue 13's side-by-side table: vzplan against kerchunk and VirtualiZarr at scale.
+"""The side-by-side table: vzplan against kerchunk and VirtualiZarr at scale.
 
     bash scripts/setup-bench.sh
     .venv-bench/bin/python scripts/bench.py --scale --vzplan target/release/vzplan \

@@ -269,7 +269,7 @@ fn scan_writes_the_layout_the_library_reads() {
     );
 }
 
-// ---- Issue 8: batch trust (inputs, outputs, secrets, exit codes) ----
+// ---- Batch trust (inputs, outputs, secrets, exit codes) ----
 
 /// Runs vzplan with a time limit (a FIFO input used to hang forever): killed and reported as
 /// exit -9 past `secs`.

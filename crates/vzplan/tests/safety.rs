@@ -1,4 +1,4 @@
-//! Issue 8 through the library: inputs that are not regular files, layout files with bad or
+//! Batch trust through the library: inputs that are not regular files, layout files with bad or
 //! over-long lines and secrets in their URLs, outputs that would destroy something, exit codes.
 
 use std::path::{Path, PathBuf};
