@@ -133,7 +133,8 @@ struct Walk<'c, 'a> {
     ctx: &'c Ctx<'a>,
     gh: GlobalHeaps,
     seen: HashSet<u64>,
-    /// The path each object was first visited at, by address.
+    /// The path each group (or unreadable object) was first visited at, by address; datasets'
+    /// are added from their `DsInfo` when the file has links to resolve.
     first: HashMap<u64, String>,
     /// The links the walk did not descend through (see [`links`]).
     aliases: Vec<links::Alias>,
@@ -190,6 +191,12 @@ fn assemble(
     mut w: Walk,
     mut foreign: external::Foreign,
 ) -> Result<SourceLayout> {
+    if !w.aliases.is_empty() {
+        // Datasets' first paths, as they are named in the output, only when links need them.
+        for d in &w.dsets {
+            w.first.entry(d.addr).or_insert_with(|| d.path.clone());
+        }
+    }
     let arrays = netcdf::assign_dims(&w.groups, &mut w.dsets);
     let mut problems = w.problems;
     // Sized exactly: this vector is what the file keeps until planning.
@@ -388,10 +395,10 @@ impl Walk<'_, '_> {
         } else {
             format!("{path}/{}", l.name)
         };
-        self.first.insert(addr, child.clone());
         let coh = match coh {
             Ok(o) => o,
             Err(e) => {
+                self.first.insert(addr, child.clone());
                 self.problems.push(ArrayProblem::new(
                     child,
                     ProblemKind::Unreadable,
@@ -414,6 +421,7 @@ impl Walk<'_, '_> {
             self.groups[gi].dsets.push(di);
         } else if coh.first(messages::DATATYPE).is_none() {
             // Not a committed datatype: a group.
+            self.first.insert(addr, child.clone());
             let ci = self.group(child, &coh, depth + 1)?;
             self.groups[gi].children.push(ci);
         }

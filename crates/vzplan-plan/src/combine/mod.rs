@@ -17,6 +17,24 @@ use vzplan_core::{ArrayLayout, ArrayProblem, ChunkList, DataRef, SourceLayout};
 pub(crate) fn common_metadata(layouts: &mut [SourceLayout], p: &mut Plan) {
     p.sources = layouts.iter().map(SourceRef::of).collect();
     p.files = layouts.len();
+    // A table may name its own file as source 0 without linking anywhere (a layout line):
+    // that, too, is numbered as the plan's.
+    let sourced = |l: &SourceLayout| l.arrays.iter().any(|a| a.chunks.entries.has_sources());
+    if layouts.iter().any(|l| !l.linked.is_empty() || sourced(l)) {
+        number_linked(layouts, p);
+    }
+    p.attrs = layouts[0].attrs.clone();
+    let mut seen_groups = std::collections::HashSet::new();
+    for g in layouts.iter().flat_map(|l| &l.groups) {
+        if seen_groups.insert(g.path.clone()) {
+            p.groups.push(g.clone());
+        }
+    }
+}
+
+/// Numbers the files the layouts link to after the files themselves, each once, and gives their
+/// blocks those sources.
+fn number_linked(layouts: &mut [SourceLayout], p: &mut Plan) {
     let mut at: std::collections::HashMap<String, usize> = p
         .sources
         .iter()
@@ -36,13 +54,6 @@ pub(crate) fn common_metadata(layouts: &mut [SourceLayout], p: &mut Plan) {
             .collect();
         for a in &mut l.arrays {
             a.chunks.entries.map_sources(i, &linked);
-        }
-    }
-    p.attrs = layouts[0].attrs.clone();
-    let mut seen_groups = std::collections::HashSet::new();
-    for g in layouts.iter().flat_map(|l| &l.groups) {
-        if seen_groups.insert(g.path.clone()) {
-            p.groups.push(g.clone());
         }
     }
 }
