@@ -167,7 +167,8 @@ pub fn read_layout_with(
         .map(|f| f.head_bytes())
         .max()
         .unwrap_or(HEAD_BYTES);
-    let head = r.read_at(0, r.size().min(want))?;
+    // A view of the cached bytes where the reader caches them: no copy of the head per file.
+    let head = r.read_bytes(0, r.size().min(want))?;
     let with_rewriter = |f: &dyn FormatReader, mut l: SourceLayout| {
         l.rewriter = f.rewriter(&l.url);
         l
