@@ -342,11 +342,16 @@ pub(crate) fn build_kept(
         .iter()
         .filter_map(|s| vzplan_io::canonical_url(s).ok())
         .collect();
+    // What --patch may read; without it only the prefixes are checked (a bad one is told now).
     let scanned = files.iter().flatten().map(|i| i.url.as_str());
-    let named = crate::Named::new(
-        scanned.chain(given.iter().map(String::as_str)),
-        &opts.sources_under,
-    )?;
+    let named = if opts.plan.patch {
+        crate::Named::new(
+            scanned.chain(given.iter().map(String::as_str)),
+            &opts.sources_under,
+        )?
+    } else {
+        crate::Named::new([], &opts.sources_under)?
+    };
     let checked = first_checked(source, files.as_deref());
     write::guard(&targets, opts.force, &checked)?;
     let _lock = match cont.lock {

@@ -68,8 +68,7 @@ impl Default for ScanOptions {
 /// Reads one file's layout, picking the reader by the file's first bytes. The files it names
 /// are read when they are `r` itself or under [`ScanOptions::sources_under`].
 pub fn scan_one(r: &dyn RangeRead, opts: &ScanOptions) -> Result<SourceLayout, FormatError> {
-    let named = Named::new([r.url()], &opts.sources_under).unwrap_or_default();
-    scan_linked(r, opts, &RunLinker::new(&named, &opts.io))
+    scan_linked(r, opts, &RunLinker::new(&[r.url()], opts))
 }
 
 fn scan_linked(
@@ -84,22 +83,41 @@ fn scan_linked(
     formats::read_layout(r, &o)
 }
 
-/// Opens the files scanned files name, when the run named them ([`Named`]).
+/// Opens the files scanned files name, when the run named them ([`Named`]): the inputs, and
+/// what lies under a --sources-under prefix. The set is built the first time a file names
+/// another (most runs never do).
 struct RunLinker<'a> {
-    named: &'a Named,
+    inputs: Vec<&'a str>,
+    prefixes: &'a [String],
+    named: std::sync::OnceLock<Named>,
     io: &'a IoOptions,
 }
 
 impl<'a> RunLinker<'a> {
-    fn new(named: &'a Named, io: &'a IoOptions) -> Self {
-        RunLinker { named, io }
+    fn new(inputs: &[&'a str], opts: &'a ScanOptions) -> Self {
+        RunLinker {
+            inputs: inputs.to_vec(),
+            prefixes: &opts.sources_under,
+            named: std::sync::OnceLock::new(),
+            io: &opts.io,
+        }
+    }
+
+    fn named(&self) -> &Named {
+        self.named.get_or_init(|| {
+            let inputs = || self.inputs.iter().copied();
+            // A prefix that fails here (checked when the request was made) names nothing.
+            Named::new(inputs(), self.prefixes)
+                .or_else(|_| Named::new(inputs(), &[]))
+                .unwrap_or_default()
+        })
     }
 }
 
 impl Linker for RunLinker<'_> {
     fn open(&self, url: &str) -> Result<Arc<dyn RangeRead>, LinkError> {
         vzplan_io::check_source_url(url)?;
-        if !self.named.allows(url) {
+        if !self.named().allows(url) {
             return Err(LinkError::NotNamed {
                 url: vzplan_io::redact(url),
                 reason: format!(
@@ -183,12 +201,8 @@ pub fn scan_all(inputs: &[Input], opts: &ScanOptions, progress: &dyn ProgressSin
     });
     let stop = AtomicBool::new(false);
     let same = same_files(inputs);
-    // The inputs are named; so is what lies under a --sources-under prefix (checked when the
-    // request was made: a prefix that fails here names nothing).
-    let named = Named::new(inputs.iter().map(|i| i.url.as_str()), &opts.sources_under)
-        .or_else(|_| Named::new(inputs.iter().map(|i| i.url.as_str()), &[]))
-        .unwrap_or_default();
-    let linker = RunLinker::new(&named, &opts.io);
+    let urls: Vec<&str> = inputs.iter().map(|i| i.url.as_str()).collect();
+    let linker = RunLinker::new(&urls, opts);
     let run = || {
         inputs
             .par_iter()
