@@ -54,11 +54,8 @@ impl Parser<'_> {
         ok
     }
 
-    fn node(&mut self, depth: usize) -> Option<Node> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        self.ws();
+    /// A keyword or bare word: letters, digits and `_` (maybe none).
+    fn ident(&mut self) -> Option<String> {
         let start = self.at;
         while self
             .s
@@ -67,9 +64,19 @@ impl Parser<'_> {
         {
             self.at += 1;
         }
-        let name = std::str::from_utf8(&self.s[start..self.at])
-            .ok()?
-            .to_string();
+        Some(
+            std::str::from_utf8(self.s.get(start..self.at)?)
+                .ok()?
+                .to_string(),
+        )
+    }
+
+    fn node(&mut self, depth: usize) -> Option<Node> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.ws();
+        let name = self.ident()?;
         if name.is_empty() || !(self.eat(b'[') || self.eat(b'(')) {
             return None;
         }
@@ -100,17 +107,7 @@ impl Parser<'_> {
         if depth > MAX_DEPTH {
             return None;
         }
-        let start = self.at;
-        while self
-            .s
-            .get(self.at)
-            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
-        {
-            self.at += 1;
-        }
-        let name = std::str::from_utf8(&self.s[start..self.at])
-            .ok()?
-            .to_string();
+        let name = self.ident()?;
         if name.is_empty() {
             return None;
         }
