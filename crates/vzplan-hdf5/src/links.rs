@@ -15,8 +15,13 @@ use vzplan_core::{ArrayLayout, ArrayProblem, GroupLayout, ProblemKind};
 
 /// Soft links followed through other soft links at most this deep (HDF5's default is 16).
 const MAX_HOPS: usize = 16;
-/// Names one file may give its arrays through links (as many as objects a file may hold).
-const MAX_NAMES: usize = 200_000;
+/// Copies of the file's own objects and chunk entries that links may make, at most (each link
+/// may copy what it leads to; links to groups that hold them would copy without end).
+const COPY_TIMES: usize = 16;
+/// Copies any file may make whatever it holds: small files with many links to small arrays.
+const MIN_COPIES: usize = 100_000;
+/// Objects looked at while following links (each link, each round, looks at every object).
+const MAX_LOOKS: usize = 20_000_000;
 
 /// A link the walk did not descend through.
 pub(crate) struct Alias {
@@ -219,7 +224,9 @@ fn dangling(path: &str, to: &str) -> ArrayProblem {
 }
 
 /// Copies what each (name, path) lead reaches, until no copy reaches anything new: a group
-/// reached through one link may hold another link's copy.
+/// reached through one link may hold another link's copy. A copy is a whole array description
+/// (its chunk table too), so what the copies may cost is bounded by what the file holds
+/// ([`Budget`]): links that would copy more are told as such, not followed.
 fn copy_leads(
     leads: Vec<(String, String)>,
     arrays: &mut Vec<ArrayLayout>,
@@ -230,24 +237,20 @@ fn copy_leads(
     let mut group_names: BTreeSet<String> = groups.iter().map(|g| g.path.clone()).collect();
     group_names.insert(String::new());
     let mut reached = vec![false; leads.len()];
-    for _ in 0..MAX_HOPS {
+    let mut budget = Budget::of(arrays, leads.len());
+    'rounds: for _ in 0..MAX_HOPS {
         let before = names.len() + group_names.len();
         for (i, (name, to)) in leads.iter().enumerate() {
-            let under = |p: &str| -> Option<String> {
-                let rest = if to.is_empty() {
-                    Some(p)
-                } else {
-                    p.strip_prefix(to.as_str())
-                }?;
-                match rest {
-                    "" => Some(name.clone()),
-                    r if to.is_empty() => Some(format!("{name}/{r}")),
-                    r => r.strip_prefix('/').map(|r| format!("{name}/{r}")),
-                }
-            };
+            let under = |p: &str| under_link(name, to, p);
+            if !budget.look(arrays.len() + groups.len()) {
+                break 'rounds;
+            }
             let mut added = Vec::new();
             for a in arrays.iter() {
                 if let Some(p) = under(&a.path).filter(|p| !names.contains(p)) {
+                    if !budget.copy(a.chunks.entries.len()) {
+                        break 'rounds;
+                    }
                     let mut c = a.clone();
                     c.path = p;
                     added.push(c);
@@ -255,9 +258,6 @@ fn copy_leads(
             }
             reached[i] |= !added.is_empty() || group_names.contains(to) || names.contains(to);
             for c in added {
-                if names.len() >= MAX_NAMES {
-                    return;
-                }
                 names.insert(c.path.clone());
                 arrays.push(c);
             }
@@ -271,6 +271,9 @@ fn copy_leads(
                     })
                 })
                 .collect();
+            if !budget.copy(gs.len()) {
+                break 'rounds;
+            }
             for g in gs {
                 group_names.insert(g.path.clone());
                 groups.push(g);
@@ -282,6 +285,14 @@ fn copy_leads(
     }
     for ((name, to), r) in leads.iter().zip(reached) {
         if r {
+            continue;
+        }
+        if budget.spent() {
+            problems.push(ArrayProblem::new(
+                name.clone(),
+                ProblemKind::Link,
+                format!("a link to /{to}, not followed: the file's links would copy more than its own objects justify (links to groups holding links to themselves)"),
+            ));
             continue;
         }
         // An object that is there but cannot be referenced is that problem under this name too.
@@ -296,9 +307,129 @@ fn copy_leads(
     }
 }
 
+/// The path `p` (of an object under the link's target `to`) takes under the link's `name`.
+fn under_link(name: &str, to: &str, p: &str) -> Option<String> {
+    let rest = if to.is_empty() {
+        Some(p)
+    } else {
+        p.strip_prefix(to)
+    }?;
+    match rest {
+        "" => Some(name.to_string()),
+        r if to.is_empty() => Some(format!("{name}/{r}")),
+        r => r.strip_prefix('/').map(|r| format!("{name}/{r}")),
+    }
+}
+
+/// What following links may cost: objects and chunk entries copied (each link may copy the
+/// whole file once more, up to a fixed number of times the file's own), and objects looked at.
+struct Budget {
+    copies: usize,
+    looks: usize,
+    out: bool,
+}
+
+impl Budget {
+    fn of(arrays: &[ArrayLayout], links: usize) -> Self {
+        let own: usize = arrays.iter().map(|a| 1 + a.chunks.entries.len()).sum();
+        let times = links.clamp(1, COPY_TIMES);
+        Budget {
+            copies: own.saturating_mul(times).saturating_add(MIN_COPIES),
+            looks: MAX_LOOKS,
+            out: false,
+        }
+    }
+
+    /// Whether `n` more objects may be looked at.
+    fn look(&mut self, n: usize) -> bool {
+        self.take(n, true)
+    }
+
+    /// Whether a copy of `n` entries (an array's chunks, or groups) may be made.
+    fn copy(&mut self, n: usize) -> bool {
+        self.take(n.saturating_add(1), false)
+    }
+
+    fn take(&mut self, n: usize, look: bool) -> bool {
+        let left = if look {
+            &mut self.looks
+        } else {
+            &mut self.copies
+        };
+        match left.checked_sub(n) {
+            Some(l) => {
+                *left = l;
+                true
+            }
+            None => {
+                self.out = true;
+                false
+            }
+        }
+    }
+
+    fn spent(&self) -> bool {
+        self.out
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::normalize;
+    use super::{copy_leads, normalize};
+    use vzplan_core::{ArrayLayout, GroupLayout};
+
+    fn array(path: &str) -> ArrayLayout {
+        serde_json::from_value(serde_json::json!({
+            "path": path, "dims": [{"name": "x", "unlimited": false}], "shape": [4],
+            "dtype": {"kind": "float", "size": 8, "endian": "little"}, "codecs": [],
+            "chunks": {"block": [1], "edges": "exact", "splittable": false,
+                       "entries": {"index": {"grid": [4]}, "offset": [0, 8, 16, 24], "length": [8, 8, 8, 8]}}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn links_to_groups_that_hold_them_copy_a_bounded_amount() {
+        // Twelve links in `g` to the root: each round copies the whole tree under every link,
+        // which holds the links again. Unbounded, the copies grow twelvefold a round; a file of
+        // groups alone (a fuzzer's 8 KB file) took gigabytes.
+        let mut arrays = Vec::new();
+        let group = |p: &str| GroupLayout {
+            path: p.into(),
+            attrs: Default::default(),
+        };
+        let mut groups = vec![group("g"), group("g/a"), group("g/b"), group("h")];
+        let leads: Vec<(String, String)> = (0..12)
+            .map(|i| (format!("g/up{i}"), String::new()))
+            .collect();
+        let mut problems = Vec::new();
+        let t = std::time::Instant::now();
+        copy_leads(leads, &mut arrays, &mut groups, &mut problems);
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+        assert!(
+            arrays.len() + groups.len() < 1_000_000,
+            "{} + {}",
+            arrays.len(),
+            groups.len()
+        );
+        assert!(
+            problems.iter().all(|p| p.reason.contains("not followed")),
+            "{problems:?}"
+        );
+        assert!(groups.iter().any(|g| g.path == "g/up11/g/a"));
+        let mut arrays = vec![array("g/d"), array("e")];
+        let leads: Vec<(String, String)> = (0..12)
+            .map(|i| (format!("g/up{i}"), String::new()))
+            .collect();
+        copy_leads(leads, &mut arrays, &mut groups, &mut problems);
+        assert!(
+            arrays.len() + groups.len() < 1_000_000,
+            "{} + {}",
+            arrays.len(),
+            groups.len()
+        );
+        assert!(arrays.iter().any(|a| a.path == "g/up0/g/d"));
+    }
 
     #[test]
     fn paths_are_resolved_as_hdf5_resolves_them() {
