@@ -192,7 +192,13 @@ fn print_stats(scanned: &[Scanned]) {
             ", {} round trip(s), {} bytes read",
             s.stats.round_trips, s.stats.bytes
         );
-        if let Ok(l) = &s.result {
+        // A DMR++ layout describes its granule; the bytes read are the sidecar's.
+        if let Some(l) = s
+            .result
+            .as_ref()
+            .ok()
+            .filter(|l| l.format.as_str() != "dmrpp")
+        {
             let _ = write!(out, " of {} ({:.2}%)", l.size, pct(s.stats.bytes, l.size));
         }
         out.push('\n');
