@@ -8,7 +8,9 @@ The delay is slept before the request is forwarded, so each request costs at lea
 a round trip to a distant store does, and concurrent requests overlap as they would there.
 Connections are kept alive (HTTP/1.1), as clients of S3 keep theirs. GET /__log returns the log
 as JSON ({"requests": [[start, end, method, path, range, status, bytes], …]}, times in seconds
-since the proxy started); GET /__reset empties it. Only 127.0.0.1 is ever contacted.
+since the proxy started; "t0": that start on the system's monotonic clock, which other processes
+share, so that a client can place the requests in its own timeline); GET /__reset empties it.
+Only 127.0.0.1 is ever contacted.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ class Handler(BaseHTTPRequestHandler):
         p = self.proxy
         if self.path in ("/__log", "/__reset"):
             with p.lock:
-                body = json.dumps({"requests": p.log}).encode()
+                body = json.dumps({"requests": p.log, "t0": p.t0}).encode()
                 if self.path == "/__reset":
                     p.log = []
             self.answer(200, body)
@@ -50,10 +52,14 @@ class Handler(BaseHTTPRequestHandler):
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP}
         status, resp_headers, data = self.forward(body, headers)
         self.send_response(status)
+        # A HEAD's body is empty, but its Content-Length is the object's size: passed on as is.
+        length = str(len(data))
         for k, v in resp_headers:
-            if k.lower() not in HOP and k.lower() != "content-length":
+            if k.lower() == "content-length":
+                length = v if self.command == "HEAD" else length
+            elif k.lower() not in HOP:
                 self.send_header(k, v)
-        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Content-Length", length)
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)

@@ -129,10 +129,16 @@ class RangeHandler(SimpleHTTPRequestHandler):
             self.wfile.write(f.read(end - start + 1))
 
 
+class _Backlogged(ThreadingHTTPServer):
+    # socketserver's default backlog of 5 drops the connections of a client that opens dozens at
+    # once (a scan with 32 files in flight), which then wait for the kernel's 1 s SYN retry.
+    request_queue_size = 256
+
+
 def start_http(directory, port=0):
     """Serves `directory` with byte ranges in a background thread; returns (server, base URL)."""
     handler = lambda *a, **k: RangeHandler(*a, directory=str(directory), **k)  # noqa: E731
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server = _Backlogged(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 

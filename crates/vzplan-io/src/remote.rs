@@ -175,15 +175,18 @@ fn store_for(loc: &Loc, opts: &IoOptions, url: &str) -> Result<Arc<dyn ObjectSto
         "{}|{:?}|{}|{:?}|{:?}",
         loc.root, opts.s3_endpoint, opts.anon, opts.region, opts.timeout
     );
-    let stores = STORES.get_or_init(Default::default);
-    if let Some(s) = stores.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+    // Built under the lock: the scan's workers all ask at once when nothing was listed first
+    // (`--files-from`, plain URLs), and each store built besides would cost its own HTTP client
+    // (root certificates loaded again) and its own connection pool.
+    let mut stores = STORES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = stores.get(&key) {
         return Ok(s.clone());
     }
     let store = build_store(loc, opts).map_err(|e| bad_url(url, &e.to_string()))?;
-    stores
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, store.clone());
+    stores.insert(key, store.clone());
     Ok(store)
 }
 
