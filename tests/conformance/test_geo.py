@@ -147,6 +147,27 @@ def test_user_defined_crs_is_carried(vzplan, tmp_path):
     assert list(sr["standard_parallel"]) == [29.5, 45.5]
 
 
+def test_a_crs_that_cannot_be_written_is_left_out_not_replaced(vzplan, tmp_path):
+    """GDAL writes `+proj=robin +datum=WGS84` as a user-defined projected CRS on EPSG:4326 with
+    a Robinson transformation no GeoTIFF code names: the refs carry the grid and a warning, never
+    the geographic base as if it were the image's CRS."""
+    if not shutil.which("gdal_translate"):
+        pytest.skip("gdal_translate is not installed (scripts/setup-tools.sh)")
+    src = tmp_path / "robinson.tif"
+    subprocess.run(["gdal_translate", "-q", "-a_srs", "+proj=robin +lon_0=0 +datum=WGS84 +units=m",
+                    "-a_ullr", "0", "1000", "1000", "0", str(GEO / "point_f32.tif"), str(src)],
+                   check=True)
+    out = tmp_path / "refs.json"
+    r = run([vzplan, "build", str(src), "-o", str(out), "--json"])
+    assert r.returncode == 0, r.stderr
+    findings = json.loads(r.stdout)["findings"]
+    assert any(f["kind"] == "georeference" for f in findings), findings
+    ds = open_refs(out)
+    assert "crs_wkt" not in ds["spatial_ref"].attrs
+    assert "proj:code" not in json.loads(json.loads(out.read_text())["refs"]["0/zarr.json"])["attributes"]
+    assert ds.rio.transform() == rio(src).rio.transform()
+
+
 def root_attrs(refs):
     return json.loads(json.loads(Path(refs).read_text())["refs"]["zarr.json"])["attributes"]
 

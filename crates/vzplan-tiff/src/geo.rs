@@ -127,18 +127,24 @@ pub(crate) fn geo_attrs(
             set_spatial(attrs, tr, h, w, point);
         }
     }
-    let model = key_value(1024);
-    let proj = key_value(3072).filter(|c| (1..32767).contains(c));
-    let geog = key_value(2048).filter(|c| (1..32767).contains(c));
-    let code = if model == Some(2) {
-        geog.or(proj)
-    } else {
-        proj.or(geog)
-    };
-    if let Some(c) = code {
+    if let Some(c) = epsg_code(key_value(1024), key_value(3072), key_value(2048)) {
         attrs.insert("proj:code".into(), json!(format!("EPSG:{c}")));
     }
     Ok(true)
+}
+
+/// The image's CRS as an EPSG code, from GTModelTypeGeoKey (1024), ProjectedCSTypeGeoKey (3072)
+/// and GeographicTypeGeoKey (2048). A projected image's CRS is its projected one: when that is
+/// user-defined (32767) there is no code, even though its geographic base has one (GDAL writes
+/// `+proj=robin +datum=WGS84` as a user-defined PCS on EPSG:4326).
+fn epsg_code(model: Option<u64>, proj: Option<u64>, geog: Option<u64>) -> Option<u64> {
+    let epsg = |c: Option<u64>| c.filter(|c| (1..32767).contains(c));
+    match model {
+        Some(2) => epsg(geog),
+        Some(1) => epsg(proj),
+        _ if proj.is_some() => epsg(proj),
+        _ => epsg(geog),
+    }
 }
 
 /// The first `n` keys of a GeoKeyDirectory decoded by id: a value in the directory itself, a run
@@ -233,6 +239,17 @@ pub(crate) fn inherit(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_projected_image_with_a_user_defined_crs_has_no_epsg_code() {
+        use super::epsg_code;
+        assert_eq!(epsg_code(Some(1), Some(32767), Some(4326)), None);
+        assert_eq!(epsg_code(Some(1), Some(32633), Some(4326)), Some(32633));
+        assert_eq!(epsg_code(Some(2), None, Some(4326)), Some(4326));
+        assert_eq!(epsg_code(Some(2), Some(32633), Some(4326)), Some(4326));
+        assert_eq!(epsg_code(None, Some(32767), Some(4326)), None);
+        assert_eq!(epsg_code(None, None, Some(4326)), Some(4326));
+    }
+
     use super::*;
 
     /// A directory header for `n` keys, then the keys.
