@@ -169,6 +169,20 @@ pub enum ProblemKind {
 }
 
 impl ProblemKind {
+    /// Every kind, in declaration order (for tests that go through them all: a new variant
+    /// goes here too).
+    pub const ALL: [ProblemKind; 9] = [
+        ProblemKind::Storage,
+        ProblemKind::Filter,
+        ProblemKind::DataType,
+        ProblemKind::Attribute,
+        ProblemKind::PartialRecords,
+        ProblemKind::Unreadable,
+        ProblemKind::Naming,
+        ProblemKind::Link,
+        ProblemKind::LinkedFile,
+    ];
+
     fn is_storage(&self) -> bool {
         *self == ProblemKind::Storage
     }

@@ -325,23 +325,12 @@ mod tests {
                 LinkedFile => (&["--sources-under"], &["-ot", "TILED"]),
             }
         };
-        let kinds = [
-            Storage,
-            Filter,
-            DataType,
-            Attribute,
-            PartialRecords,
-            Unreadable,
-            Naming,
-            Link,
-            LinkedFile,
-        ];
         for tool in [Tool::Nccopy, Tool::H5repack, Tool::Gdal] {
             let t = Target {
                 url: "file:///d/a.nc",
                 rewriter: tool,
             };
-            for kind in kinds {
+            for kind in ProblemKind::ALL {
                 let (must, not) = fits(kind);
                 let fix = for_problem(t, "v", &ArrayProblem::new("v", kind, "why"));
                 let ctx = format!("{kind:?} with {tool:?}: {fix}");
