@@ -70,6 +70,13 @@ fn days_from_origin(cal: Calendar, y: i64, m: u32, d: u32) -> Option<i64> {
     Some(days + d as i64 - 1)
 }
 
+/// Days since 1970-01-01 of a proleptic Gregorian date from year 1, or `None` when it is no
+/// real date.
+pub(crate) fn gregorian_days(y: i64, m: u32, d: u32) -> Option<i64> {
+    let g = Calendar::Gregorian;
+    Some(days_from_origin(g, y, m, d)? - days_from_origin(g, 1970, 1, 1)?)
+}
+
 /// Parses CF time units under a calendar. `None` when not a time unit vzplan can convert.
 pub fn parse(units: &str, cal: Option<&str>) -> Option<TimeUnits> {
     let cal = calendar(cal)?;

@@ -13,6 +13,7 @@
 //! those files are left out with a `stack_coord` error finding naming them, and the others are
 //! stacked, as vzplan leaves out what it cannot represent file by file (the run exits 3).
 
+use crate::cftime::gregorian_days;
 use crate::{display_file, Finding, FindingKind, Severity};
 use serde_json::{json, Map, Value};
 use vzplan_core::{DType, Endian, Kind, SourceLayout};
@@ -198,44 +199,15 @@ fn at(p: &[Piece], s: &[char]) -> Option<i64> {
     }
     let days = match doy {
         Some(n) => {
-            let len = if leap(y) { 366 } else { 365 };
-            if n == 0 || n > len {
+            let first = gregorian_days(y, 1, 1)?;
+            if n == 0 || i64::from(n) > gregorian_days(y + 1, 1, 1)? - first {
                 return None;
             }
-            days_from_civil(y, 1, 1) + i64::from(n) - 1
+            first + i64::from(n) - 1
         }
-        None => {
-            if !(1..=12).contains(&mo) || d == 0 || d > month_len(y, mo) {
-                return None;
-            }
-            days_from_civil(y, mo, d)
-        }
+        None => gregorian_days(y, mo, d)?,
     };
     Some(days * 86_400 + i64::from(h * 3600 + mi * 60 + sec))
-}
-
-fn leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-}
-
-fn month_len(y: i64, m: u32) -> u32 {
-    match m {
-        2 if leap(y) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i64::from(m);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// Keeps the files that have a date no other file has, in date order, with their times; the

@@ -74,7 +74,7 @@ fn png_rows(d: &[u8]) -> Option<u64> {
 /// Each box advances by at least 8 bytes, so the walk ends within `d.len() / 8` steps.
 fn box_payload<'a>(d: &'a [u8], kind: &[u8; 4]) -> Option<&'a [u8]> {
     let mut at = 0usize;
-    while at + 8 <= d.len() {
+    while d.len().saturating_sub(at) >= 8 {
         let size = be32(d, at)?;
         let (head, len) = match size {
             0 => (8, (d.len() - at) as u64),
@@ -294,5 +294,9 @@ mod tests {
             box_payload(&[0, 0, 0, 4, b'j', b'x', b'l', b'c'], b"jxlc"),
             None
         );
+        // A 64-bit box size that carries the walk to the end of the address space ends it too.
+        let mut huge = vec![0, 0, 0, 1, b'f', b't', b'y', b'p'];
+        huge.extend_from_slice(&(u64::MAX - 3).to_be_bytes());
+        assert_eq!(box_payload(&huge, b"jxlc"), None);
     }
 }
