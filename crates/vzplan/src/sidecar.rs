@@ -7,7 +7,7 @@
 use crate::formats::FormatError;
 use crate::inputs::Input;
 use crate::scan::{FileError, ScanOptions, Scanned};
-use vzplan_io::{IoError, ObjectMeta, RangeRead, Stats};
+use vzplan_io::{IoError, ObjectMeta, Stats};
 
 /// The name a file's sidecar has.
 pub fn sidecar_name(input: &str) -> String {
@@ -45,12 +45,7 @@ fn granule_meta(input: &Input, opts: &ScanOptions) -> Result<ObjectMeta, IoError
     if let Some(m) = &input.meta {
         return Ok(m.clone());
     }
-    if vzplan_io::is_url(&input.name) {
-        vzplan_io::remote::head(&input.name, &opts.io)
-    } else {
-        let path = input.name.strip_prefix("file://").unwrap_or(&input.name);
-        vzplan_io::LocalFile::open(path).map(|f| f.meta().clone())
-    }
+    crate::verify::meta_now(&input.name, &opts.io)
 }
 
 fn failed(input: &Input, e: FileError, stats: Stats) -> Scanned {

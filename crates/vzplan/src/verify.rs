@@ -102,16 +102,20 @@ impl From<&vzplan_io::IoError> for Drift {
 
 /// How one source differs from its record, if it does.
 pub(crate) fn drift(s: &SourceRef, io: &IoOptions) -> Option<Drift> {
-    let path = s.url.strip_prefix("file://").unwrap_or(&s.url);
-    let now: Result<ObjectMeta, _> = if vzplan_io::is_url(&s.url) {
-        vzplan_io::remote::head(&s.url, io)
-    } else {
-        use vzplan_io::RangeRead;
-        vzplan_io::LocalFile::open(path).map(|f| f.meta().clone())
-    };
-    match now {
+    match meta_now(&s.url, io) {
         Err(e) => Some(Drift::from(&e)),
         Ok(m) => compare(s, &m).map(Drift::from),
+    }
+}
+
+/// A file's size and identity now: a `stat` of a local file, a HEAD of an object.
+pub(crate) fn meta_now(url: &str, io: &IoOptions) -> Result<ObjectMeta, vzplan_io::IoError> {
+    if vzplan_io::is_url(url) {
+        vzplan_io::remote::head(url, io)
+    } else {
+        use vzplan_io::RangeRead;
+        let path = url.strip_prefix("file://").unwrap_or(url);
+        vzplan_io::LocalFile::open(path).map(|f| f.meta().clone())
     }
 }
 
