@@ -28,9 +28,19 @@ pub(crate) fn scan(input: &Input, opts: &ScanOptions) -> Option<Scanned> {
     let result = granule_meta(input, opts)
         .map_err(FileError::from)
         .and_then(|meta| {
-            vzplan_dmrpp::read_layout_of(r.as_ref(), &input.url, &meta)
-                .map_err(|e| FileError::Read(FormatError::reader(e)))
+            vzplan_dmrpp::read_layout_of(r.as_ref(), &input.url, &meta).map_err(|e| match e {
+                // An outage stays one (not a bad file): the run fails unless it may go on without.
+                vzplan_dmrpp::Error::Io(io) => FileError::Read(FormatError::Io(io)),
+                e => FileError::Read(FormatError::reader(e)),
+            })
         });
+    let result = match result {
+        Ok(_) if r.stats().unreachable > 0 => Err(FileError::Unreachable {
+            url: input.url.clone(),
+            requests: r.stats().unreachable,
+        }),
+        result => result,
+    };
     Some(Scanned {
         input: input.name.clone(),
         url: input.url.clone(),
