@@ -144,19 +144,7 @@ fn external(
         let why = "the path leads nowhere".into();
         return found.problems.push(problem(ProblemKind::Link, why));
     };
-    let under = |p: &str| -> Option<String> {
-        let rest = match to.as_str() {
-            "" => Some(p),
-            t => p.strip_prefix(t).and_then(|r| match r {
-                "" => Some(""),
-                r => r.strip_prefix('/'),
-            }),
-        }?;
-        Some(match rest {
-            "" => a.path.clone(),
-            r => format!("{}/{r}", a.path),
-        })
-    };
+    let under = |p: &str| under_link(&a.path, &to, p);
     let mut reached = to.is_empty() || l.groups.iter().any(|g| g.path == to);
     for x in &l.arrays {
         if let Some(p) = under(&x.path) {
