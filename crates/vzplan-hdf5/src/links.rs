@@ -34,20 +34,8 @@ pub(crate) struct Alias {
 
 /// Where a path leads: `Some(path)` of an array or group, `None` when nothing is there.
 fn normalize(group: &str, to: &str) -> Option<String> {
-    let mut parts: Vec<&str> = match to.strip_prefix('/') {
-        Some(_) => Vec::new(),
-        None => group.split('/').filter(|s| !s.is_empty()).collect(),
-    };
-    for seg in to.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
+    let dir = if to.starts_with('/') { "" } else { group };
+    vzplan_io::lexical_join(dir, to).map(|p| p.join("/"))
 }
 
 /// What a file holds, as the walk found it and links add to it.
