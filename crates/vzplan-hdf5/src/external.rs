@@ -119,7 +119,10 @@ impl<'l> Foreign<'l> {
 
     /// The source number of the file at `url` (of `l`, read from it), given on first use.
     fn number(&mut self, url: &str, l: &SourceLayout) -> usize {
-        self.number_of(LinkedSource {
+        if let Some(&k) = self.numbers.get(url) {
+            return k;
+        }
+        self.push(LinkedSource {
             url: url.to_string(),
             size: l.size,
             etag: l.etag.clone(),
@@ -127,14 +130,19 @@ impl<'l> Foreign<'l> {
         })
     }
 
-    fn number_of(&mut self, s: LinkedSource) -> usize {
-        if let Some(&k) = self.numbers.get(&s.url) {
-            return k;
+    /// The source number of `s`, copied in on first use only (called for every source of a
+    /// linked file, for each of its arrays adopted).
+    fn number_of(&mut self, s: &LinkedSource) -> usize {
+        match self.numbers.get(&s.url) {
+            Some(&k) => k,
+            None => self.push(s.clone()),
         }
+    }
+
+    fn push(&mut self, s: LinkedSource) -> usize {
+        self.numbers.insert(s.url.clone(), self.linked.len() + 1);
         self.linked.push(s);
-        let k = self.linked.len();
-        self.numbers.insert(self.linked[k - 1].url.clone(), k);
-        k
+        self.linked.len()
     }
 
     /// Array `a` of the file `l` (found at `url`) as an array of the naming file: its blocks
@@ -142,7 +150,7 @@ impl<'l> Foreign<'l> {
     pub fn adopt(&mut self, url: &str, l: &SourceLayout, a: &ArrayLayout) -> ArrayLayout {
         let own = self.number(url, l);
         let theirs: Vec<usize> = if a.chunks.entries.has_sources() {
-            l.linked.iter().map(|s| self.number_of(s.clone())).collect()
+            l.linked.iter().map(|s| self.number_of(s)).collect()
         } else {
             Vec::new()
         };
