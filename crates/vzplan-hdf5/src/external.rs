@@ -24,7 +24,7 @@ pub(crate) struct Foreign<'l> {
     pub linked: Vec<LinkedSource>,
     /// By URL: its source number, once a block of it is referenced.
     numbers: HashMap<String, usize>,
-    /// Each file looked for, by (base, name): its layout, or why there is none.
+    /// Each file looked for, by the URLs it was looked for at: its layout, or why there is none.
     read: HashMap<String, Found>,
 }
 
@@ -62,7 +62,9 @@ impl<'l> Foreign<'l> {
     /// The layout of the file `name` names from the file at `base`, and the URL it was found
     /// at; else why not, in words that complete "…: ".
     pub fn layout(&mut self, base: &str, name: &str) -> Found {
-        let key = format!("{base}\n{name}");
+        // By the places looked in: names written differently (`a.h5`, `./a.h5`) are one file.
+        let urls = vzplan_io::linked_urls(base, name);
+        let key = urls.join("\n");
         if let Some(r) = self.read.get(&key) {
             return r.clone();
         }
@@ -71,12 +73,12 @@ impl<'l> Foreign<'l> {
                 "more than {MAX_FILES} other files named"
             )));
         }
-        let found = self.find(base, name);
+        let found = self.find(&urls);
         self.read.insert(key, found.clone());
         found
     }
 
-    fn find(&self, base: &str, name: &str) -> Found {
+    fn find(&self, urls: &[String]) -> Found {
         let Some(linker) = self.linker else {
             return Err(Unread::other("files other files name are not read here"));
         };
@@ -85,8 +87,7 @@ impl<'l> Foreign<'l> {
                 "it is reached through more than {MAX_DEPTH} files linking to each other"
             )));
         }
-        let urls = vzplan_io::linked_urls(base, name);
-        for url in &urls {
+        for url in urls {
             let r = match linker.open(url) {
                 Ok(r) => r,
                 Err(e) if e.is_missing() => continue,
@@ -100,7 +101,7 @@ impl<'l> Foreign<'l> {
                 .map(|l| (r.url().to_string(), Arc::new(l)))
                 .map_err(Unread::other);
         }
-        let reason = match urls.as_slice() {
+        let reason = match urls {
             [] => return Err(Unread::other("the name leads nowhere")),
             [one] => format!("{} does not exist", vzplan_io::redact(one)),
             many => format!(
@@ -119,7 +120,10 @@ impl<'l> Foreign<'l> {
 
     /// The source number of the file at `url` (of `l`, read from it), given on first use.
     fn number(&mut self, url: &str, l: &SourceLayout) -> usize {
-        self.number_of(LinkedSource {
+        if let Some(&k) = self.numbers.get(url) {
+            return k;
+        }
+        self.push(LinkedSource {
             url: url.to_string(),
             size: l.size,
             etag: l.etag.clone(),
@@ -127,14 +131,19 @@ impl<'l> Foreign<'l> {
         })
     }
 
-    fn number_of(&mut self, s: LinkedSource) -> usize {
-        if let Some(&k) = self.numbers.get(&s.url) {
-            return k;
+    /// The source number of `s`, copied in on first use only (called for every source of a
+    /// linked file, for each of its arrays adopted).
+    fn number_of(&mut self, s: &LinkedSource) -> usize {
+        match self.numbers.get(&s.url) {
+            Some(&k) => k,
+            None => self.push(s.clone()),
         }
+    }
+
+    fn push(&mut self, s: LinkedSource) -> usize {
+        self.numbers.insert(s.url.clone(), self.linked.len() + 1);
         self.linked.push(s);
-        let k = self.linked.len();
-        self.numbers.insert(self.linked[k - 1].url.clone(), k);
-        k
+        self.linked.len()
     }
 
     /// Array `a` of the file `l` (found at `url`) as an array of the naming file: its blocks
@@ -142,7 +151,7 @@ impl<'l> Foreign<'l> {
     pub fn adopt(&mut self, url: &str, l: &SourceLayout, a: &ArrayLayout) -> ArrayLayout {
         let own = self.number(url, l);
         let theirs: Vec<usize> = if a.chunks.entries.has_sources() {
-            l.linked.iter().map(|s| self.number_of(s.clone())).collect()
+            l.linked.iter().map(|s| self.number_of(s)).collect()
         } else {
             Vec::new()
         };

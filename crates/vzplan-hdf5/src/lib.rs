@@ -333,9 +333,11 @@ impl Walk<'_, '_> {
             }
             if self.ctx.prefetches() {
                 // What the headers' continuation blocks point at (the earlier batch had what
-                // their first blocks did, so this asks for nothing in most files).
+                // their first blocks did): only headers with continuation blocks are looked at
+                // again.
                 let mut next = Vec::new();
-                for oh in headers.values().filter_map(|h| h.as_ref().ok()) {
+                let continued = headers.values().filter_map(|h| h.as_ref().ok());
+                for oh in continued.filter(|oh| oh.continued()) {
                     hints::ranges(self.ctx, oh, &mut next);
                 }
                 next.sort_unstable();

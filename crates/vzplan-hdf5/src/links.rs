@@ -34,20 +34,8 @@ pub(crate) struct Alias {
 
 /// Where a path leads: `Some(path)` of an array or group, `None` when nothing is there.
 fn normalize(group: &str, to: &str) -> Option<String> {
-    let mut parts: Vec<&str> = match to.strip_prefix('/') {
-        Some(_) => Vec::new(),
-        None => group.split('/').filter(|s| !s.is_empty()).collect(),
-    };
-    for seg in to.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
+    let dir = if to.starts_with('/') { "" } else { group };
+    vzplan_io::lexical_join(dir, to).map(|p| p.join("/"))
 }
 
 /// What a file holds, as the walk found it and links add to it.
@@ -144,19 +132,7 @@ fn external(
         let why = "the path leads nowhere".into();
         return found.problems.push(problem(ProblemKind::Link, why));
     };
-    let under = |p: &str| -> Option<String> {
-        let rest = match to.as_str() {
-            "" => Some(p),
-            t => p.strip_prefix(t).and_then(|r| match r {
-                "" => Some(""),
-                r => r.strip_prefix('/'),
-            }),
-        }?;
-        Some(match rest {
-            "" => a.path.clone(),
-            r => format!("{}/{r}", a.path),
-        })
-    };
+    let under = |p: &str| under_link(&a.path, &to, p);
     let mut reached = to.is_empty() || l.groups.iter().any(|g| g.path == to);
     for x in &l.arrays {
         if let Some(p) = under(&x.path) {

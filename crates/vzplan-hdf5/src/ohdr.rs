@@ -83,6 +83,10 @@ impl ObjHeader {
             .filter(move |m| m.mtype == mtype)
             .map(|e| self.msg(e))
     }
+    /// Whether the header has continuation blocks (read), besides its first block.
+    pub fn continued(&self) -> bool {
+        self.blocks.len() > 1
+    }
     /// Keeps `block` and returns its number, for the entries parsed from it.
     fn hold(&mut self, block: Bytes) -> Result<u32> {
         self.held = self.held.saturating_add(block.len() as u64);

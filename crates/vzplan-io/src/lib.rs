@@ -32,7 +32,7 @@ mod source_url;
 
 pub use cache::{CacheConfig, CachedReader};
 mod linked;
-pub use linked::{linked_urls, LinkError, Linker};
+pub use linked::{lexical_join, linked_urls, LinkError, Linker};
 pub use local::{file_url, not_regular, open_local, regular, FileId, LocalFile};
 pub use mem::MemObject;
 pub use options::IoOptions;

@@ -57,17 +57,8 @@ pub fn linked_urls(base: &str, name: &str) -> Vec<String> {
         },
     };
     let join = |dir: &str, name: &str| -> Option<String> {
-        let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
-        for seg in name.split('/') {
-            match seg {
-                "" | "." => {}
-                ".." => {
-                    parts.pop()?;
-                }
-                s => parts.push(s),
-            }
-        }
-        (!parts.is_empty()).then(|| format!("{scheme}://{root}/{}", parts.join("/")))
+        let parts = lexical_join(dir, name).filter(|p| !p.is_empty())?;
+        Some(format!("{scheme}://{root}/{}", parts.join("/")))
     };
     // A file's name ends in a file name, not a directory.
     let last = name.rsplit('/').next().unwrap_or("");
@@ -86,6 +77,23 @@ pub fn linked_urls(base: &str, name: &str) -> Vec<String> {
     out.retain(|u| !u.chars().any(char::is_control));
     out.dedup();
     out
+}
+
+/// The components of the path `name` relative to the directory `dir` (`/`-separated both),
+/// resolved lexically: empty components and `.` dropped, `..` removing the one before it.
+/// `None` when a `..` would climb past `dir`'s root.
+pub fn lexical_join<'a>(dir: &'a str, name: &'a str) -> Option<Vec<&'a str>> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for seg in name.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts)
 }
 
 #[cfg(test)]

@@ -415,7 +415,7 @@ impl RangeRead for ObjectReader {
             groups = coalesce::groups(todo, self.opts.coalesce_gap, self.opts.merge_budget);
         }
         // The batch's GETs go out together, up to the concurrency at a time.
-        let waves = groups.len().div_ceil(self.opts.concurrency.max(1)) as u64;
+        let waves = groups.len().div_ceil(wave) as u64;
         self.counters
             .round_trips
             .fetch_add(waves, Ordering::Relaxed);

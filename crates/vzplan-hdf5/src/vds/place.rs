@@ -157,8 +157,8 @@ fn aligned(p: &Piece, axes: &[Option<usize>], b: &[u64], shape: &[u64]) -> Resul
                 "{}: elements {fs}..{} of its axis {ax} are mapped onto {ts}..{} of axis {v}, \
                  not on the boundaries of its chunks of {k}",
                 p.name,
-                fs + fl,
-                ts + tl
+                fs.saturating_add(fl),
+                ts.saturating_add(tl)
             ));
         }
     }

@@ -31,7 +31,7 @@ pub(crate) fn resolve(
         } else {
             let src = source(&m.file, &m.dataset, own, foreign, url)?
                 .ok_or_else(|| missing(m, &m.file))?;
-            pieces.extend(piece(a, m, src, &m.file, &m.dataset)?);
+            pieces.extend(piece(&a.shape, m, src, &m.file, &m.dataset)?);
         }
     }
     // An unlimited axis runs to the end of the last source mapped along it.
@@ -104,7 +104,7 @@ fn source(
 /// One mapping's piece: its boxes on both sides (an unlimited virtual box as long as the
 /// source box); `None` when it maps nothing.
 fn piece(
-    a: &ArrayLayout,
+    shape: &[u64],
     m: &Mapping,
     src: ArrayLayout,
     file: &str,
@@ -118,7 +118,7 @@ fn piece(
         )
     };
     let from = m.source.span(&src.shape).map_err(|w| bad("source", w))?;
-    let mut to = m.target.span(&a.shape).map_err(|w| bad("virtual", w))?;
+    let mut to = m.target.span(shape).map_err(|w| bad("virtual", w))?;
     if let Selection::Regular { count, block, .. } = &m.target {
         for d in 0..to.len.len() {
             if count[d] == UNLIMITED || block[d] == UNLIMITED {
@@ -201,9 +201,11 @@ fn numbered(
                 block: block.clone(),
             },
         };
-        let mut grown = a.clone();
         // The block lies past the stored extent (the extent follows the sources).
-        grown.shape[d] = grown.shape[d].max(one.target_end(d));
+        let mut grown = a.shape.clone();
+        if let Some(n) = grown.get_mut(d) {
+            *n = (*n).max(one.target_end(d));
+        }
         out.extend(piece(&grown, &one, src, &file, &dataset)?);
     }
     Ok(())
@@ -216,5 +218,42 @@ impl Mapping {
             Selection::Regular { start, block, .. } => start[d].saturating_add(block[d]),
             _ => 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn array(path: &str, shape: &[u64]) -> ArrayLayout {
+        serde_json::from_value(serde_json::json!({
+            "path": path, "dims": [{"name": "x", "unlimited": false}], "shape": shape,
+            "dtype": {"kind": "float", "size": 8, "endian": "little"}, "codecs": [],
+            "chunks": {"block": [1], "edges": "exact", "splittable": false,
+                       "entries": {"index": {"grid": [4]}, "offset": [0, 8, 16, 24], "length": [8, 8, 8, 8]}}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_numbered_mapping_of_another_rank_is_a_problem_not_a_panic() {
+        // The virtual dataset has one axis; the mapping's selection three, unlimited on the last.
+        let a = array("v", &[4]);
+        let m = Mapping {
+            file: ".".into(),
+            dataset: "d%b".into(),
+            source: Selection::All,
+            target: Selection::Regular {
+                start: vec![0; 3],
+                stride: vec![1; 3],
+                count: vec![1, 1, UNLIMITED],
+                block: vec![1; 3],
+            },
+        };
+        let own = [array("d0", &[4])];
+        let mut foreign = Foreign::new(None, 0);
+        let mut out = Vec::new();
+        let r = numbered(&a, &m, &own, &mut foreign, "file:///x.h5", &mut out);
+        assert!(matches!(r, Err((ProblemKind::Storage, _))), "{:?}", r.err());
     }
 }

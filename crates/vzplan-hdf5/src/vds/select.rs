@@ -53,9 +53,11 @@ impl Selection {
             Selection::Points => Err("selects single points".into()),
             Selection::Blocks(b) => match b.as_slice() {
                 [(s, e)] if s.len() == shape.len() && s.iter().zip(e).all(|(a, b)| a <= b) => {
+                    // The last element is the file's word: all ones plus one is no length.
+                    let len = s.iter().zip(e).map(|(a, b)| (b - a).checked_add(1));
                     Ok(Span {
                         start: s.clone(),
-                        len: s.iter().zip(e).map(|(a, b)| b - a + 1).collect(),
+                        len: len.collect::<Option<_>>().ok_or("overflows")?,
                     })
                 }
                 _ => Err(format!("selects {} separate blocks", b.len())),
@@ -276,5 +278,8 @@ mod tests {
         );
         assert_eq!(Selection::All.span(&shape).unwrap().len, vec![24, 8]);
         assert!(Selection::Points.span(&shape).is_err());
+        // A block from 0 to the last number there is has no length.
+        let b = Selection::Blocks(vec![(vec![0, 0], vec![UNLIMITED, 7])]);
+        assert!(b.span(&shape).is_err());
     }
 }
