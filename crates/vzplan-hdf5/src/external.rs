@@ -7,6 +7,8 @@
 //! the files are looked for as `H5Lcreate_external` says ([`vzplan_io::linked_urls`]).
 
 use crate::ctx::HashMap;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::sync::Arc;
 use vzplan_core::{ArrayLayout, LinkedSource, SourceLayout};
 use vzplan_io::{LinkError, Linker, RangeRead};
@@ -15,6 +17,9 @@ use vzplan_io::{LinkError, Linker, RangeRead};
 const MAX_DEPTH: usize = 8;
 /// Files one file may name and have read (as many as its arrays could ever need).
 const MAX_FILES: usize = 100_000;
+/// Files read through one file's links at all depths together (each at most once, but files
+/// still being read when another names them are read again, one level deeper).
+const MAX_OPENED: usize = 100_000;
 
 /// The files one file's links lead to, as far as they have been opened.
 pub(crate) struct Foreign<'l> {
@@ -25,7 +30,11 @@ pub(crate) struct Foreign<'l> {
     /// By URL: its source number, once a block of it is referenced.
     numbers: HashMap<String, usize>,
     /// Each file looked for, by the URLs it was looked for at: its layout, or why there is none.
-    read: HashMap<String, Found>,
+    /// Shared by every depth of the file the scan was given, so that files naming each other
+    /// are read once each, not again at every depth.
+    read: Rc<RefCell<HashMap<String, Found>>>,
+    /// Files read through links so far, at every depth (a bound behind the shared lookups).
+    opened: Rc<Cell<usize>>,
 }
 
 /// A file looked for: where it was found and its layout, or why it was not read.
@@ -55,7 +64,8 @@ impl<'l> Foreign<'l> {
             depth,
             linked: Vec::new(),
             numbers: HashMap::default(),
-            read: HashMap::default(),
+            read: Rc::default(),
+            opened: Rc::default(),
         }
     }
 
@@ -65,16 +75,19 @@ impl<'l> Foreign<'l> {
         // By the places looked in: names written differently (`a.h5`, `./a.h5`) are one file.
         let urls = vzplan_io::linked_urls(base, name);
         let key = urls.join("\n");
-        if let Some(r) = self.read.get(&key) {
+        if let Some(r) = self.read.borrow().get(&key) {
             return r.clone();
         }
-        if self.read.len() >= MAX_FILES {
+        if self.read.borrow().len() >= MAX_FILES {
             return Err(Unread::other(format!(
                 "more than {MAX_FILES} other files named"
             )));
         }
         let found = self.find(&urls);
-        self.read.insert(key, found.clone());
+        // A file not read because it lies too deep is read where it is named less deep.
+        if self.depth < MAX_DEPTH {
+            self.read.borrow_mut().insert(key, found.clone());
+        }
         found
     }
 
@@ -82,6 +95,11 @@ impl<'l> Foreign<'l> {
         let Some(linker) = self.linker else {
             return Err(Unread::other("files other files name are not read here"));
         };
+        if self.opened.get() >= MAX_OPENED {
+            return Err(Unread::other(format!(
+                "more than {MAX_OPENED} files read through the links of one file"
+            )));
+        }
         if self.depth >= MAX_DEPTH {
             return Err(Unread::other(format!(
                 "it is reached through more than {MAX_DEPTH} files linking to each other"
@@ -97,7 +115,11 @@ impl<'l> Foreign<'l> {
                 }
                 Err(e) => return Err(Unread::other(e.to_string())),
             };
-            return read_linked(r.as_ref(), linker, self.depth + 1)
+            self.opened.set(self.opened.get() + 1);
+            let mut nested = Foreign::new(Some(linker), self.depth + 1);
+            nested.opened = self.opened.clone();
+            nested.read = self.read.clone();
+            return read_linked(r.as_ref(), nested)
                 .map(|l| (r.url().to_string(), Arc::new(l)))
                 .map_err(Unread::other);
         }
@@ -165,11 +187,6 @@ impl<'l> Foreign<'l> {
 }
 
 /// The layout of a linked file, whose own links are followed one level deeper.
-fn read_linked(
-    r: &dyn RangeRead,
-    linker: &dyn Linker,
-    depth: usize,
-) -> Result<SourceLayout, String> {
-    crate::read_with(r, Foreign::new(Some(linker), depth))
-        .map_err(|e| format!("{}: {e}", vzplan_io::redact(r.url())))
+fn read_linked(r: &dyn RangeRead, foreign: Foreign<'_>) -> Result<SourceLayout, String> {
+    crate::read_with(r, foreign).map_err(|e| format!("{}: {e}", vzplan_io::redact(r.url())))
 }
