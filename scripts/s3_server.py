@@ -23,6 +23,14 @@ from conformance.faults import FaultProxy  # noqa: E402
 from conformance.servers import s3_client, start_moto, upload_dir  # noqa: E402
 
 
+def fill(endpoint, bucket, prefix, n):
+    from concurrent.futures import ThreadPoolExecutor
+
+    c = s3_client(endpoint)
+    with ThreadPoolExecutor(8) as ex:
+        list(ex.map(lambda i: c.put_object(Bucket=bucket, Key=f"{prefix}{i:05d}", Body=b"x"), range(n)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--info", required=True, help="JSON file to write the endpoints to")
@@ -32,6 +40,11 @@ def main():
     ap.add_argument("--fault-delay", type=float, default=2.0)
     ap.add_argument("--reset-writes", type=float, default=0.0, help="share of writes whose connection is reset")
     ap.add_argument("--outage-after", type=int, help="every request after the first N gets 503 SlowDown")
+    ap.add_argument("--filler", action="append", default=[], metavar="BUCKET=PREFIX:N",
+                    help="N one-byte objects PREFIX00000… (pages of a listing between the data)")
+    ap.add_argument("--list-delay", type=float, default=0.0, help="seconds each LIST page after the first waits")
+    ap.add_argument("--fault-list-page", type=int, help="the N-th LIST request gets a 500")
+    ap.add_argument("--reverse-listing", action="store_true", help="each LIST page in reverse key order")
     ap.add_argument("--lifetime", type=float, default=900.0, help="stop after this many seconds")
     a = ap.parse_args()
     server, endpoint = start_moto()
@@ -41,10 +54,16 @@ def main():
         bucket, rest = spec.split("=", 1)
         directory, _, prefix = rest.partition(":")
         upload_dir(endpoint, bucket, directory, prefix)
+    for spec in a.filler:
+        bucket, rest = spec.split("=", 1)
+        prefix, n = rest.rsplit(":", 1)
+        fill(endpoint, bucket, prefix, int(n))
     proxy = None
-    if a.faults > 0 or a.reset_writes > 0 or a.outage_after is not None:
+    listing = a.list_delay > 0 or a.fault_list_page is not None or a.reverse_listing
+    if a.faults > 0 or a.reset_writes > 0 or a.outage_after is not None or listing:
         proxy = FaultProxy(endpoint, a.faults, a.fault_delay, reset_writes=a.reset_writes,
-                           outage_after=a.outage_after)
+                           outage_after=a.outage_after, list_delay=a.list_delay,
+                           fault_list_page=a.fault_list_page, reverse_listing=a.reverse_listing)
     tmp = a.info + ".tmp"
     with open(tmp, "w") as f:
         json.dump({"endpoint": endpoint, "proxy": proxy.url if proxy else None}, f)

@@ -7,11 +7,18 @@ the client's timeout), and a truncated body (full Content-Length, half the bytes
 closed). GET /__faults returns the counts as JSON. With `reset_writes`, a share of PUT/POST
 requests has its connection reset (RST): before the request reaches the server, after the server
 took it (the answer is lost), or in the middle of the response's headers. With `outage_after` N,
-every request after the first N gets 503 SlowDown: the store is down."""
+every request after the first N gets 503 SlowDown: the store is down.
+
+Listings (ListObjectsV2): with `list_delay`, every page after the first is answered that many
+seconds late (a listing that is slower than the scan of what it has found); with
+`fault_list_page` N, the N-th LIST request gets a 500 (once); with `reverse_listing`, each page
+lists its objects in reverse key order (as a store that does not list by key would). GET /__log
+returns every request as [start, end, method, path] (seconds on the proxy's clock)."""
 
 from __future__ import annotations
 
 import hashlib
+import re
 import http.client
 import json
 import socket
@@ -37,9 +44,22 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/__faults":
             self.answer(200, json.dumps(self.proxy.counts).encode())
             return
+        if self.path == "/__log":
+            self.answer(200, json.dumps(self.proxy.log).encode())
+            return
+        start = time.monotonic()
+        try:
+            self.handle_logged()
+        finally:
+            with self.proxy.lock:
+                self.proxy.log.append([start, time.monotonic(), self.command, self.path])
+
+    def handle_logged(self):
         n = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(n) if n else None
         kind = self.proxy.decide(self.command, self.path, self.headers.get("Range", ""))
+        if "list-type=2" in self.path:
+            kind = self.proxy.list_page(self.path) or kind
         if kind == "outage":
             self.answer(503, b"<?xml version='1.0'?><Error><Code>SlowDown</Code><Message>down</Message></Error>")
             return
@@ -52,6 +72,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         if kind == "slow":
             time.sleep(self.proxy.delay)
+        if kind == "slow_page":
+            time.sleep(self.proxy.list_delay)
         self.forward(kind, body)
 
     def answer(self, status, body, content_type=None):
@@ -71,6 +93,8 @@ class Handler(BaseHTTPRequestHandler):
             data = resp.read()
         finally:
             conn.close()
+        if self.proxy.reverse_listing and "list-type=2" in self.path:
+            data = reverse_contents(data)
         self.send_response(resp.status)
         for k, v in resp.getheaders():
             if k.lower() not in HOP and k.lower() != "content-length":
@@ -99,6 +123,16 @@ class Handler(BaseHTTPRequestHandler):
     do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = handle_any
 
 
+CONTENTS = re.compile(rb"<Contents>.*?</Contents>", re.S)
+
+
+def reverse_contents(xml: bytes) -> bytes:
+    """A ListObjectsV2 answer with its objects in reverse order."""
+    items = CONTENTS.findall(xml)
+    it = iter(reversed(items))
+    return CONTENTS.sub(lambda _: next(it), xml)
+
+
 class Server(socketserver.ThreadingMixIn, HTTPServer):
     daemon_threads = True
 
@@ -111,8 +145,14 @@ class Server(socketserver.ThreadingMixIn, HTTPServer):
 class FaultProxy:
     """An HTTP proxy on 127.0.0.1 that forwards to `upstream` and faults a share of requests."""
 
-    def __init__(self, upstream, share, delay, max_faults=100_000, reset_writes=0.0, outage_after=None):
+    def __init__(self, upstream, share, delay, max_faults=100_000, reset_writes=0.0, outage_after=None,
+                 list_delay=0.0, fault_list_page=None, reverse_listing=False):
         self.upstream = upstream.split("://", 1)[1]
+        self.list_delay = list_delay
+        self.fault_list_page = fault_list_page
+        self.reverse_listing = reverse_listing
+        self.lists = 0
+        self.log = []
         self.share = share
         self.delay = delay
         self.max_faults = max_faults
@@ -121,7 +161,8 @@ class FaultProxy:
         self.seen = set()
         self.lock = threading.Lock()
         self.counts = {"requests": 0, "status_500": 0, "slow": 0, "truncated": 0,
-                       "reset_before": 0, "reset_after": 0, "reset_response": 0, "outage": 0}
+                       "reset_before": 0, "reset_after": 0, "reset_response": 0, "outage": 0,
+                       "list_pages": 0, "list_500": 0}
         handler = type("BoundHandler", (Handler,), {"proxy": self})
         self.server = Server(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -149,6 +190,17 @@ class FaultProxy:
                 kind = "status_500"
             self.counts[kind] += 1
             return kind
+
+    def list_page(self, path):
+        """What happens to a LIST request: the N-th faulted, later pages slowed."""
+        with self.lock:
+            self.lists += 1
+            self.counts["list_pages"] += 1
+            if self.lists == self.fault_list_page:
+                self.counts["list_500"] += 1
+                return "status_500"
+            later = "continuation-token=" in path or "start-after=" in path
+            return "slow_page" if later and self.list_delay > 0 else None
 
     def _reset_draw(self, key):
         # Every attempt is a draw: a retried write may be reset again, as on a flaky link.

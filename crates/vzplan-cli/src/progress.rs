@@ -83,13 +83,18 @@ impl Terminal {
         self.bar.lock().ok().and_then(|b| b.clone())
     }
 
-    fn started(&self, files: usize) {
+    fn started(&self, files: usize, listing: bool) {
         self.files.store(files as u64, Ordering::Relaxed);
         if self.plain {
             if let Ok(mut t) = self.times.lock() {
                 *t = Some((Instant::now(), Instant::now()));
             }
-            pipe::errln!("vzplan: scanning {files} file(s)");
+            let more = if listing {
+                " and what a listing finds"
+            } else {
+                ""
+            };
+            pipe::errln!("vzplan: scanning {files} file(s){more}");
         }
         // No bar at all where none is drawn (a pipe, a log, `--progress`): a hidden one still took
         // two locks and a clock reading for every file.
@@ -133,7 +138,13 @@ impl Terminal {
 impl ProgressSink for Terminal {
     fn report(&self, event: Progress<'_>) {
         match event {
-            Progress::ScanStarted { files } => self.started(files),
+            Progress::ScanStarted { files, listing } => self.started(files, listing),
+            Progress::Listed { files } => {
+                self.files.fetch_add(files as u64, Ordering::Relaxed);
+                if let Some(pb) = self.bar() {
+                    pb.inc_length(files as u64);
+                }
+            }
             Progress::FileScanned(s) => self.scanned(s),
             Progress::ScanFinished(all) => {
                 if let Some(pb) = self.bar() {

@@ -87,9 +87,14 @@ impl Server {
 
     /// The proxy's fault counts.
     fn faults(&self) -> Value {
+        self.ask_proxy("/__faults")
+    }
+
+    /// The proxy's answer to one of its own paths (`/__faults`, `/__log`).
+    fn ask_proxy(&self, path: &str) -> Value {
         let addr = self.proxy.as_ref().unwrap().trim_start_matches("http://");
         let mut s = std::net::TcpStream::connect(addr).unwrap();
-        write!(s, "GET /__faults HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+        write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
         let mut text = String::new();
         s.read_to_string(&mut text).unwrap();
         let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
@@ -280,6 +285,100 @@ fn s3_prefix_builds_the_same_refs_as_the_local_files() {
     );
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("1 source(s), 0 changed"), "{stdout}");
+}
+
+/// A listing of two pages, the second slow (2 s), failing once and each page in reverse key order:
+/// the files of the first page are scanned while the second is awaited, the failed page is asked
+/// for again from the last key received, and the refs are those of the local files.
+#[test]
+fn a_listing_is_scanned_as_its_pages_arrive() {
+    // 1,200 objects between June and July: the listing of `monthly/` takes two pages.
+    let Some(srv) = Server::start(&[
+        "--filler",
+        "data=monthly/tas_day_200406_x:1200",
+        "--list-delay",
+        "2",
+        "--fault-list-page",
+        "2",
+        "--reverse-listing",
+    ]) else {
+        return;
+    };
+    let proxy = srv.proxy.clone().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("local.json");
+    build_local("monthly", &local);
+    let remote = dir.path().join("s3.json");
+    let out = remote.to_str().unwrap();
+    let (code, stdout, stderr) = vzplan(
+        &[
+            "build",
+            "s3://data/monthly/*.nc",
+            "-o",
+            out,
+            "--s3-endpoint",
+            &proxy,
+        ],
+        &[],
+        None,
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(normalized(&remote), normalized(&local));
+    let faults = srv.faults();
+    assert_eq!(faults["list_500"], 1, "{faults}");
+    // Page 1, page 2 refused, page 2 again.
+    assert_eq!(faults["list_pages"], 3, "{faults}");
+    // Layouts come in the order of the sorted list, however the store listed them.
+    let layouts = dir.path().join("layouts.jsonl");
+    let (code, _, stderr) = vzplan(
+        &[
+            "scan",
+            "s3://data/monthly/*.nc",
+            "-o",
+            layouts.to_str().unwrap(),
+        ]
+        .into_iter()
+        .chain(["--s3-endpoint", &proxy])
+        .collect::<Vec<_>>(),
+        &[],
+        None,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let urls: Vec<String> = std::fs::read_to_string(&layouts)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            serde_json::from_str::<Value>(l).ok()?["url"]
+                .as_str()
+                .map(String::from)
+        })
+        .collect();
+    let expected: Vec<String> = local_files("monthly")
+        .iter()
+        .map(|p| {
+            format!(
+                "s3://data/monthly/{}",
+                Path::new(p).file_name().unwrap().to_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(urls, expected);
+    let log = srv.ask_proxy("/__log");
+    let log = log.as_array().unwrap();
+    let last_list_end = log
+        .iter()
+        .filter(|r| r[3].as_str().unwrap().contains("list-type=2"))
+        .map(|r| r[1].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    let first_june = log
+        .iter()
+        .filter(|r| r[2] == "GET" && r[3].as_str().unwrap().ends_with("200406.nc"))
+        .map(|r| r[0].as_f64().unwrap())
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        first_june < last_list_end - 1.0,
+        "the first page's files were read before the last page came: {first_june} vs {last_list_end}"
+    );
 }
 
 #[test]

@@ -468,67 +468,14 @@ impl RangeRead for ObjectReader {
     }
 }
 
+mod listing;
+pub use listing::{list, list_each};
+
 /// The literal key prefix of a glob pattern (up to the last `/` before the first wildcard), or
 /// `None` when the key has no wildcard.
 fn glob_prefix(key: &str) -> Option<&str> {
     let first = key.find(['*', '?', '['])?;
     Some(key[..first].rfind('/').map_or("", |i| &key[..i]))
-}
-
-/// Lists the objects matching a URL with a glob pattern in its key (`s3://b/data/*/tas_*.nc`;
-/// `*` stays within one `/` segment, `**` crosses them), sorted by key. A URL without a wildcard
-/// lists the single object (or nothing). HTTP(S) cannot be listed.
-pub fn list(pattern_url: &str, opts: &IoOptions) -> Result<Vec<Listed>, IoError> {
-    let loc = parse(pattern_url)?;
-    if loc.scheme == Scheme::Http {
-        return Err(bad_url(
-            pattern_url,
-            "HTTP(S) servers cannot be listed; give each file's URL",
-        ));
-    }
-    let store = store_for(&loc, opts, pattern_url)?;
-    let (prefix, pattern) = match glob_prefix(&loc.key) {
-        Some(p) => (
-            p.to_string(),
-            Some(
-                glob::Pattern::new(&loc.key)
-                    .map_err(|e| bad_url(pattern_url, &format!("bad pattern: {e}")))?,
-            ),
-        ),
-        None => (loc.key.clone(), None),
-    };
-    let prefix_path =
-        StorePath::parse(&prefix).map_err(|e| bad_url(pattern_url, &e.to_string()))?;
-    let glob_opts = glob::MatchOptions {
-        case_sensitive: true,
-        require_literal_separator: true,
-        require_literal_leading_dot: false,
-    };
-    let counters = Counters::default();
-    let metas: Vec<object_store::ObjectMeta> =
-        block_on(with_retries(opts, &counters, pattern_url, "LIST", || {
-            let (s, p) = (store.clone(), prefix_path.clone());
-            async move {
-                let prefix = (!p.as_ref().is_empty()).then_some(&p);
-                s.list(prefix).try_collect().await.map_err(classify)
-            }
-        }))?;
-    let mut out: Vec<Listed> = metas
-        .iter()
-        .filter(|m| {
-            let key = m.location.as_ref();
-            match &pattern {
-                Some(p) => p.matches_with(key, glob_opts),
-                None => key == loc.key,
-            }
-        })
-        .map(|m| Listed {
-            url: format!("{}/{}", loc.root, m.location.as_ref()),
-            meta: meta_of(m),
-        })
-        .collect();
-    out.sort_by(|a, b| a.url.cmp(&b.url));
-    Ok(out)
 }
 
 /// Reads a whole object (layout files), with retries.

@@ -22,7 +22,10 @@ pub struct Ticks {
 impl ProgressSink for Ticks {
     fn report(&self, event: Progress<'_>) {
         match event {
-            Progress::ScanStarted { files } => self.total.store(files, Ordering::Relaxed),
+            Progress::ScanStarted { files, .. } => self.total.store(files, Ordering::Relaxed),
+            Progress::Listed { files } => {
+                self.total.fetch_add(files, Ordering::Relaxed);
+            }
             Progress::FileScanned(_) => {
                 self.done.fetch_add(1, Ordering::Relaxed);
             }

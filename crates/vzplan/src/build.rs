@@ -1,6 +1,7 @@
 //! The whole flow: gather layouts (scan, or read layout files) → plan → optional patch → outputs.
 
-use crate::inputs::{Input, Inputs};
+use crate::feed::Feed;
+use crate::inputs::Inputs;
 use crate::outputs::{write, HtmlReport, Output};
 use crate::progress::{Progress, ProgressSink};
 use crate::scan::{self, ScanOptions};
@@ -123,15 +124,20 @@ struct Gathered {
 }
 
 impl Gathered {
+    /// The URL of every file read or left out.
+    fn urls(&self) -> impl Iterator<Item = &str> {
+        let urls = self.layouts.iter().map(|l| l.url.as_str());
+        urls.chain(self.failures.iter().map(|f| f.url.as_str()))
+    }
+
     /// Every local file read, sources and layout files, but the sources whose URL is in
     /// `checked` (a scan's inputs already guarded): no output may replace one of these. Skipped
     /// by URL before any path is made (a path and a hash a file otherwise).
     fn read(&self, checked: &UrlSet) -> Vec<PathBuf> {
-        let urls = self.layouts.iter().map(|l| &l.url);
-        let urls = urls.chain(self.failures.iter().map(|f| &f.url));
-        let sources = urls
-            .filter(|u| !checked.contains(u.as_str()))
-            .filter_map(|u| write::local_path(u));
+        let sources = self
+            .urls()
+            .filter(|u| !checked.contains(u))
+            .filter_map(write::local_path);
         self.layout_files.iter().cloned().chain(sources).collect()
     }
 }
@@ -141,7 +147,7 @@ type UrlSet<'a> = HashSet<&'a str, foldhash::fast::RandomState>;
 /// [`gather`], plus every local file read; `files`: a scan's inputs when already expanded.
 fn gather_with_inputs(
     source: &Source,
-    files: Option<&[Input]>,
+    files: Option<&Feed>,
     progress: &dyn ProgressSink,
 ) -> Result<Gathered, Error> {
     let (layouts, failures, layout_files) = match source {
@@ -153,7 +159,7 @@ fn gather_with_inputs(
         }
         Source::Scan { inputs, options } => {
             let scanned = match files {
-                Some(files) => scan::scan_expanded(files, options, progress)?,
+                Some(files) => scan::scan_feed(files, options, progress)?,
                 None => scan::scan(inputs, options, progress)?,
             };
             let (l, f) = scan::split(scanned);
@@ -334,17 +340,38 @@ pub(crate) fn build_kept(
     // A scan's inputs are expanded first: classifying them learns each file's identity, so the
     // guard needs no `stat` per file.
     let files = match source {
-        Source::Scan { inputs, options } => Some(inputs.expand(&options.io)?),
+        Source::Scan { inputs, options } => Some(Feed::new(inputs, &options.io)?),
         _ => None,
     };
-    let given: Vec<String> = opts
-        .sources_named
-        .iter()
-        .filter_map(|s| vzplan_io::canonical_url(s).ok())
-        .collect();
-    // What --patch may read; without it only the prefixes are checked (a bad one is told now).
-    let scanned = files.iter().flatten().map(|i| i.url.as_str());
+    // A bad --sources-under prefix is told before the scan.
+    crate::Named::new([], &opts.sources_under)?;
+    let checked = first_checked(source, files.as_ref());
+    write::guard(&targets, opts.force, &checked)?;
+    let _lock = match cont.lock {
+        Some(l) => Some(l),
+        None => lock(&targets, progress)?,
+    };
+    let g = gather_with_inputs(source, files.as_ref(), progress)?;
+    // A path checked is not asked twice. A scanned input's URL (absolute, normalised) names the
+    // file checked unless a `..` was dropped from its path (which a link could have redirected).
+    // Inputs listed during the scan are objects, never local files to check.
+    let inputs = files.iter().flat_map(Feed::ready);
+    let inputs = inputs.filter(|i| !has_parent_dir(&i.name));
+    let others = g.read(&inputs.map(|i| i.url.as_str()).collect());
+    if !others.is_empty() {
+        let done: PathSet = checked.iter().map(|(p, _)| bytes(p)).collect();
+        let found = write::unknown(others.into_iter().filter(|p| !done.contains(bytes(p))));
+        write::guard(&targets, opts.force, &found)?;
+    }
+    // What --patch may read: every file scanned (each scanned input is a layout or a failure
+    // under its URL) and the sources named, or under a prefix.
     let named = if opts.plan.patch {
+        let given: Vec<String> = opts
+            .sources_named
+            .iter()
+            .filter_map(|s| vzplan_io::canonical_url(s).ok())
+            .collect();
+        let scanned = files.is_some().then(|| g.urls()).into_iter().flatten();
         crate::Named::new(
             scanned.chain(given.iter().map(String::as_str)),
             &opts.sources_under,
@@ -352,22 +379,6 @@ pub(crate) fn build_kept(
     } else {
         crate::Named::new([], &opts.sources_under)?
     };
-    let checked = first_checked(source, files.as_deref());
-    write::guard(&targets, opts.force, &checked)?;
-    let _lock = match cont.lock {
-        Some(l) => Some(l),
-        None => lock(&targets, progress)?,
-    };
-    let g = gather_with_inputs(source, files.as_deref(), progress)?;
-    // A path checked is not asked twice. A scanned input's URL (absolute, normalised) names the
-    // file checked unless a `..` was dropped from its path (which a link could have redirected).
-    let inputs = files.iter().flatten().filter(|i| !has_parent_dir(&i.name));
-    let others = g.read(&inputs.map(|i| i.url.as_str()).collect());
-    if !others.is_empty() {
-        let done: PathSet = checked.iter().map(|(p, _)| bytes(p)).collect();
-        let found = write::unknown(others.into_iter().filter(|p| !done.contains(bytes(p))));
-        write::guard(&targets, opts.force, &found)?;
-    }
     scan::reachable(&g.failures, opts.plan.allow_unreachable)?;
     // Kept before planning, which takes the chunk tables over; renamed first of all outputs.
     let kept = match &opts.keep_layouts {
@@ -475,15 +486,15 @@ fn write_outputs(
 /// What the first guard checks: a scan's expanded inputs with the identities their
 /// classification learned, then the local paths given that are not among them (layout files,
 /// patterns, another shard's files), to be `stat`ed.
-fn first_checked(source: &Source, files: Option<&[Input]>) -> Vec<(PathBuf, Option<FileId>)> {
+fn first_checked(source: &Source, files: Option<&Feed>) -> Vec<(PathBuf, Option<FileId>)> {
     let given: &[String] = match source {
         Source::Scan { inputs, .. } => &inputs.paths,
         Source::Layouts { patterns, .. } => patterns,
         Source::Given { .. } => &[],
     };
     let mut checked: Vec<(PathBuf, Option<FileId>)> = files
-        .unwrap_or_default()
-        .iter()
+        .into_iter()
+        .flat_map(Feed::ready)
         .filter_map(|i| Some((write::local_path(&i.name)?, i.id)))
         .collect();
     let rest: Vec<PathBuf> = {

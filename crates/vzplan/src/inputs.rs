@@ -27,6 +27,15 @@ impl Inputs {
 
     /// The files to scan, in order: every path and list entry expanded, then the shard taken.
     pub fn expand(&self, io: &IoOptions) -> Result<Vec<Input>, crate::Error> {
+        let mut inputs = expand(&self.all_patterns(io)?, io)?;
+        if let Some(s) = &self.shard {
+            inputs = take_shard(inputs, s.resolve()?);
+        }
+        Ok(inputs)
+    }
+
+    /// Every path, pattern and URL given, with the entries of the file lists.
+    pub(crate) fn all_patterns(&self, io: &IoOptions) -> Result<Vec<String>, crate::Error> {
         let mut all = self.paths.clone();
         for f in &self.files_from {
             all.extend(files_from(f, io)?);
@@ -34,11 +43,7 @@ impl Inputs {
         if all.is_empty() {
             return Err(crate::Error::NoInputs);
         }
-        let mut inputs = expand(&all, io)?;
-        if let Some(s) = &self.shard {
-            inputs = take_shard(inputs, s.resolve()?);
-        }
-        Ok(inputs)
+        Ok(all)
     }
 }
 
@@ -73,7 +78,7 @@ pub enum InputError {
     Write(#[from] vzplan_emit::EmitError),
 }
 
-fn has_wildcard(s: &str) -> bool {
+pub(crate) fn has_wildcard(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
@@ -90,18 +95,7 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
                 if listed.is_empty() {
                     return Err(InputError::NoMatch(p.clone()));
                 }
-                // A key the store lists is named by the store, not by the user: one that is not
-                // a normalised URL (a `..` segment, a control character) is left out by name.
-                out.extend(listed.into_iter().map(|l| Input {
-                    rejected: vzplan_io::check_source_url(&l.url).err().map(|e| match e {
-                        vzplan_io::IoError::Url { reason, .. } => reason,
-                        e => e.to_string(),
-                    }),
-                    name: l.url.clone(),
-                    url: l.url,
-                    meta: Some(l.meta),
-                    id: None,
-                }));
+                out.extend(listed.into_iter().map(listed_input));
             } else {
                 let url = vzplan_io::canonical_url(p)?;
                 out.push(Input {
@@ -146,6 +140,21 @@ pub fn expand(patterns: &[String], io: &IoOptions) -> Result<Vec<Input>, InputEr
         );
     }
     Ok(out)
+}
+
+/// An object a listing found. A key the store lists is named by the store, not by the user: one
+/// that is not a normalised URL (a `..` segment, a control character) is left out by name.
+pub(crate) fn listed_input(l: vzplan_io::remote::Listed) -> Input {
+    Input {
+        rejected: vzplan_io::check_source_url(&l.url).err().map(|e| match e {
+            vzplan_io::IoError::Url { reason, .. } => reason,
+            e => e.to_string(),
+        }),
+        name: l.url.clone(),
+        url: l.url,
+        meta: Some(l.meta),
+        id: None,
+    }
 }
 
 /// A local input: its identity, or why it cannot be read as a file ([`vzplan_io::regular`]).

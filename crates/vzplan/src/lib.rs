@@ -16,6 +16,7 @@ pub mod append;
 pub mod build;
 mod error;
 mod failpoint;
+pub mod feed;
 pub mod formats;
 pub mod icechunk;
 pub mod info;

@@ -19,12 +19,14 @@
 use std::collections::HashSet;
 use vzplan_io::IoError;
 
-/// Named sources: exact URLs (inputs scanned) and prefixes (`--sources-under`).
+/// Named sources: exact URLs (inputs scanned), prefixes (`--sources-under`) and the URL patterns
+/// given as inputs (their matches are inputs too, listed while the scan runs).
 #[derive(Clone, Debug, Default)]
 pub struct Named {
     exact: HashSet<String>,
     /// Normalised, without a trailing `/`.
     prefixes: Vec<String>,
+    patterns: Vec<glob::Pattern>,
 }
 
 /// Why a `--sources-under` prefix cannot be used.
@@ -47,12 +49,31 @@ impl Named {
                 .iter()
                 .map(|p| prefix(p))
                 .collect::<Result<_, _>>()?,
+            patterns: Vec::new(),
         })
+    }
+
+    /// These, and what the URL patterns given as inputs match (as their listing matches keys:
+    /// `*` within one `/` segment).
+    pub fn with_patterns<'a>(mut self, patterns: impl IntoIterator<Item = &'a str>) -> Named {
+        let canonical = patterns
+            .into_iter()
+            .filter_map(|p| vzplan_io::canonical_url(p).ok());
+        self.patterns = canonical
+            .filter_map(|p| glob::Pattern::new(&p).ok())
+            .collect();
+        self
     }
 
     /// Whether `url` (canonical) was named.
     pub fn allows(&self, url: &str) -> bool {
+        let glob_opts = glob::MatchOptions {
+            case_sensitive: true,
+            require_literal_separator: true,
+            require_literal_leading_dot: false,
+        };
         self.exact.contains(url)
+            || self.patterns.iter().any(|p| p.matches_with(url, glob_opts))
             || self.prefixes.iter().any(|p| {
                 url.strip_prefix(p.as_str())
                     .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
@@ -151,5 +172,15 @@ mod tests {
         }
         let bucket = Named::new([], &["s3://bkt".into()]).unwrap();
         assert!(bucket.allows("s3://bkt/a.nc"));
+        let listed = Named::new([], &[])
+            .unwrap()
+            .with_patterns(["s3://bkt/d/*.nc"]);
+        assert!(listed.allows("s3://bkt/d/a.nc"));
+        assert!(
+            !listed.allows("s3://bkt/d/x/a.nc"),
+            "`*` stays in one segment"
+        );
+        assert!(!listed.allows("s3://bkt/d/a.h5"));
+        assert!(!listed.allows("s3://other/d/a.nc"));
     }
 }

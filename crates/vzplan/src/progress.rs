@@ -5,8 +5,11 @@ use crate::scanned::Scanned;
 /// What happened.
 #[derive(Clone, Copy, Debug)]
 pub enum Progress<'a> {
-    /// Scanning starts: this many files.
-    ScanStarted { files: usize },
+    /// Scanning starts: this many files known; with `listing`, URL patterns add theirs
+    /// ([`Progress::Listed`]) as they are listed.
+    ScanStarted { files: usize, listing: bool },
+    /// A listing found this many more files to scan.
+    Listed { files: usize },
     /// One file is done (or skipped under `fail_fast`), in completion order.
     FileScanned(&'a Scanned),
     /// Every file is done; the results in input order (before any `fail_fast` error).

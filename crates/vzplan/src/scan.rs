@@ -5,6 +5,7 @@
 //! the number of workers is the number of files in flight (`jobs`; 32 by default when any input
 //! is on object storage, where latency, not CPU, is the limit). Results come back in input order.
 
+use crate::feed::{Feed, Outcome};
 use crate::formats::{self, FormatError, ReadOptions};
 use crate::inputs::{Input, Inputs};
 use crate::named::Named;
@@ -12,10 +13,11 @@ use crate::progress::{Progress, ProgressSink};
 use crate::scanned::unreachable;
 pub use crate::scanned::{FileError, Scanned};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use vzplan_core::SourceLayout;
-use vzplan_io::{IoOptions, LinkError, Linker, RangeRead, Stats};
+use vzplan_io::{FileId, IoOptions, LinkError, Linker, RangeRead, Stats};
 use vzplan_plan::ScanFailure;
 
 /// Files in flight by default when any input is on object storage.
@@ -68,7 +70,7 @@ impl Default for ScanOptions {
 /// Reads one file's layout, picking the reader by the file's first bytes. The files it names
 /// are read when they are `r` itself or under [`ScanOptions::sources_under`].
 pub fn scan_one(r: &dyn RangeRead, opts: &ScanOptions) -> Result<SourceLayout, FormatError> {
-    scan_linked(r, opts, &RunLinker::new(&[r.url()], opts))
+    scan_linked(r, opts, &RunLinker::new(LinkerInputs::One(r.url()), opts))
 }
 
 fn scan_linked(
@@ -87,16 +89,22 @@ fn scan_linked(
 /// what lies under a --sources-under prefix. The set is built the first time a file names
 /// another (most runs never do).
 struct RunLinker<'a> {
-    inputs: Vec<&'a str>,
+    inputs: LinkerInputs<'a>,
     prefixes: &'a [String],
     named: std::sync::OnceLock<Named>,
     io: &'a IoOptions,
 }
 
+/// The inputs a linked file may be: one file's own URL, or a scan's inputs.
+enum LinkerInputs<'a> {
+    One(&'a str),
+    Feed(&'a Feed),
+}
+
 impl<'a> RunLinker<'a> {
-    fn new(inputs: &[&'a str], opts: &'a ScanOptions) -> Self {
+    fn new(inputs: LinkerInputs<'a>, opts: &'a ScanOptions) -> Self {
         RunLinker {
-            inputs: inputs.to_vec(),
+            inputs,
             prefixes: &opts.sources_under,
             named: std::sync::OnceLock::new(),
             io: &opts.io,
@@ -105,11 +113,16 @@ impl<'a> RunLinker<'a> {
 
     fn named(&self) -> &Named {
         self.named.get_or_init(|| {
-            let inputs = || self.inputs.iter().copied();
+            let (urls, patterns): (Vec<String>, Vec<&str>) = match &self.inputs {
+                LinkerInputs::One(url) => (vec![url.to_string()], Vec::new()),
+                LinkerInputs::Feed(f) => (f.urls(), f.patterns().collect()),
+            };
+            let inputs = || urls.iter().map(String::as_str);
             // A prefix that fails here (checked when the request was made) names nothing.
             Named::new(inputs(), self.prefixes)
                 .or_else(|_| Named::new(inputs(), &[]))
                 .unwrap_or_default()
+                .with_patterns(patterns)
         })
     }
 }
@@ -177,16 +190,16 @@ pub fn scan(
     opts: &ScanOptions,
     progress: &dyn ProgressSink,
 ) -> Result<Vec<Scanned>, crate::Error> {
-    scan_expanded(&inputs.expand(&opts.io)?, opts, progress)
+    scan_feed(&Feed::new(inputs, &opts.io)?, opts, progress)
 }
 
-/// [`scan`] of inputs already expanded.
-pub(crate) fn scan_expanded(
-    files: &[Input],
+/// [`scan`] of inputs already expanded (URL patterns are listed as the scan goes).
+pub(crate) fn scan_feed(
+    feed: &Feed,
     opts: &ScanOptions,
     progress: &dyn ProgressSink,
 ) -> Result<Vec<Scanned>, crate::Error> {
-    let scanned = scan_all(files, opts, progress);
+    let scanned = scan_all(feed, opts, progress)?;
     if opts.cancelled() {
         return Err(crate::Error::Cancelled);
     }
@@ -194,51 +207,46 @@ pub(crate) fn scan_expanded(
     Ok(scanned)
 }
 
-/// Scans every input concurrently; results come back in input order.
-pub fn scan_all(inputs: &[Input], opts: &ScanOptions, progress: &dyn ProgressSink) -> Vec<Scanned> {
+/// Scans every input concurrently, URL patterns listed as the scan takes their matches; results
+/// come back in input order. Fails only when a pattern matched nothing or its listing failed.
+pub fn scan_all(
+    feed: &Feed,
+    opts: &ScanOptions,
+    progress: &dyn ProgressSink,
+) -> Result<Vec<Scanned>, crate::Error> {
     progress.report(Progress::ScanStarted {
-        files: inputs.len(),
+        files: feed.known(),
+        listing: feed.patterns().next().is_some(),
     });
     let stop = AtomicBool::new(false);
-    let same = same_files(inputs);
-    let urls: Vec<&str> = inputs.iter().map(|i| i.url.as_str()).collect();
-    let linker = RunLinker::new(&urls, opts);
+    let linker = RunLinker::new(LinkerInputs::Feed(feed), opts);
+    let outcome = Outcome::default();
+    let more = |files| progress.report(Progress::Listed { files });
+    // The first input of each local file (by device and inode): a later one is the same file.
+    let mut first: HashMap<FileId, String> = HashMap::new();
+    let fed = feed
+        .iter(opts.cancel.as_deref(), &more, &outcome)
+        .map(move |(k, input)| {
+            let same = input.id.and_then(|id| {
+                let f = first.entry(id).or_insert_with(|| input.url.clone());
+                (*f != input.url).then(|| f.clone())
+            });
+            (k, input, same)
+        });
     let run = || {
-        inputs
-            .par_iter()
-            .zip(&same)
-            .map(|(input, same)| {
-                let scanned = if let Some(first) = same {
-                    Scanned {
-                        input: input.name.clone(),
-                        url: first.url.clone(),
-                        result: Err(FileError::Same {
-                            url: input.url.clone(),
-                            first: first.url.clone(),
-                        }),
-                        stats: Stats::default(),
-                    }
-                } else if stop.load(Ordering::Relaxed) || opts.cancelled() {
-                    Scanned {
-                        input: input.name.clone(),
-                        url: input.url.clone(),
-                        result: Err(FileError::NotScanned(input.url.clone())),
-                        stats: Stats::default(),
-                    }
-                } else {
-                    let s = scan_input(input, opts, &linker);
-                    if s.result.is_err() && opts.fail_fast {
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                    s
-                };
+        let mut out: Vec<(usize, Scanned)> = fed
+            .par_bridge()
+            .map(|(k, input, same)| {
+                let scanned = scan_or_skip(&input, same, opts, &linker, &stop);
                 progress.report(Progress::FileScanned(&scanned));
-                scanned
+                (k, scanned)
             })
-            .collect::<Vec<_>>()
+            .collect();
+        out.sort_unstable_by_key(|(k, _)| *k);
+        out.into_iter().map(|(_, s)| s).collect::<Vec<_>>()
     };
     let jobs = opts.jobs.unwrap_or_else(|| {
-        if inputs.iter().any(|i| vzplan_io::is_url(&i.name)) {
+        if feed.remote() {
             REMOTE_JOBS
         } else {
             std::thread::available_parallelism().map_or(2, |n| n.get())
@@ -248,7 +256,8 @@ pub fn scan_all(inputs: &[Input], opts: &ScanOptions, progress: &dyn ProgressSin
     // Rayon's global pool when it has the threads asked for (the default for local files): its
     // threads outlive the scan, so the layouts they built are later freed into live heaps. A pool
     // built and dropped per scan would leave mimalloc the dead threads' memory to reclaim.
-    let out = if rayon::current_thread_index().is_none() && rayon::current_num_threads() == jobs {
+    let mut out = if rayon::current_thread_index().is_none() && rayon::current_num_threads() == jobs
+    {
         run()
     } else {
         match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
@@ -256,23 +265,44 @@ pub fn scan_all(inputs: &[Input], opts: &ScanOptions, progress: &dyn ProgressSin
             Err(_) => run(),
         }
     };
+    if let Some(e) = outcome.failure() {
+        return Err(e.into());
+    }
+    outcome.sort(&mut out, |s| s.input.as_str());
     progress.report(Progress::ScanFinished(&out));
-    out
+    Ok(out)
 }
 
-/// For each input, the earlier input that is the same file (a link to it, or a hard link: one
-/// device and inode), if there is one. Such an input is not scanned: it is the earlier one again,
-/// under its URL, and planned once ("given N times").
-fn same_files(inputs: &[Input]) -> Vec<Option<&Input>> {
-    let mut first: std::collections::HashMap<vzplan_io::FileId, &Input> = Default::default();
-    inputs
-        .iter()
-        .map(|i| {
-            let id = i.id?;
-            let f = *first.entry(id).or_insert(i);
-            (!std::ptr::eq(f, i) && f.url != i.url).then_some(f)
-        })
-        .collect()
+/// One input scanned, or why it is not: the same file as an earlier input (`same`: that one's
+/// URL), or a scan stopped under `fail_fast` (which a failure here sets).
+fn scan_or_skip(
+    input: &Input,
+    same: Option<String>,
+    opts: &ScanOptions,
+    linker: &RunLinker<'_>,
+    stop: &AtomicBool,
+) -> Scanned {
+    let skipped = |url: String, result| Scanned {
+        input: input.name.clone(),
+        url,
+        result: Err(result),
+        stats: Stats::default(),
+    };
+    if let Some(first) = same {
+        let e = FileError::Same {
+            url: input.url.clone(),
+            first: first.clone(),
+        };
+        return skipped(first, e);
+    }
+    if stop.load(Ordering::Relaxed) || opts.cancelled() {
+        return skipped(input.url.clone(), FileError::NotScanned(input.url.clone()));
+    }
+    let s = scan_input(input, opts, linker);
+    if s.result.is_err() && opts.fail_fast {
+        stop.store(true, Ordering::Relaxed);
+    }
+    s
 }
 
 /// Under `fail_fast`, the first file that failed (in input order), as an error.

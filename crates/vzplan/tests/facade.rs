@@ -104,7 +104,7 @@ fn plan_reports_progress_once_per_file() {
     let files = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
     let progress = |p: Progress<'_>| match p {
-        Progress::ScanStarted { files: n } => {
+        Progress::ScanStarted { files: n, .. } => {
             started.fetch_add(n, Ordering::SeqCst);
         }
         Progress::FileScanned(s) => {
@@ -116,6 +116,7 @@ fn plan_reports_progress_once_per_file() {
             finished.fetch_add(1, Ordering::SeqCst);
         }
         Progress::Patched { .. } => panic!("nothing to patch"),
+        Progress::Listed { .. } => panic!("local files are not listed"),
         Progress::Waiting { .. } => panic!("nobody else writes here"),
     };
     let plan = vzplan::plan(
