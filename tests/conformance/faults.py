@@ -7,7 +7,8 @@ the client's timeout), and a truncated body (full Content-Length, half the bytes
 closed). GET /__faults returns the counts as JSON. With `reset_writes`, a share of PUT/POST
 requests has its connection reset (RST): before the request reaches the server, after the server
 took it (the answer is lost), or in the middle of the response's headers. With `outage_after` N,
-every request after the first N gets 503 SlowDown: the store is down.
+every request after the first N gets 503 SlowDown: the store is down; with `slowdown_first` N,
+the first N object GETs get it (a store that asks a client starting too fast to slow down).
 
 Listings (ListObjectsV2): with `list_delay`, every page after the first is answered that many
 seconds late (a listing that is slower than the scan of what it has found); with
@@ -146,7 +147,9 @@ class FaultProxy:
     """An HTTP proxy on 127.0.0.1 that forwards to `upstream` and faults a share of requests."""
 
     def __init__(self, upstream, share, delay, max_faults=100_000, reset_writes=0.0, outage_after=None,
-                 list_delay=0.0, fault_list_page=None, reverse_listing=False):
+                 list_delay=0.0, fault_list_page=None, reverse_listing=False, slowdown_first=0):
+        self.slowdown_first = slowdown_first
+        self.object_gets = 0
         self.upstream = upstream.split("://", 1)[1]
         self.list_delay = list_delay
         self.fault_list_page = fault_list_page
@@ -162,7 +165,7 @@ class FaultProxy:
         self.lock = threading.Lock()
         self.counts = {"requests": 0, "status_500": 0, "slow": 0, "truncated": 0,
                        "reset_before": 0, "reset_after": 0, "reset_response": 0, "outage": 0,
-                       "list_pages": 0, "list_500": 0}
+                       "list_pages": 0, "list_500": 0, "slowdown": 0}
         handler = type("BoundHandler", (Handler,), {"proxy": self})
         self.server = Server(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -173,6 +176,11 @@ class FaultProxy:
         key = f"{method} {path} {rng}"
         with self.lock:
             self.counts["requests"] += 1
+            if method == "GET" and "list-type=" not in path and self.slowdown_first:
+                self.object_gets += 1
+                if self.object_gets <= self.slowdown_first:
+                    self.counts["slowdown"] += 1
+                    return "outage"
             if self.outage_after is not None and self.counts["requests"] > self.outage_after:
                 self.counts["outage"] += 1
                 return "outage"

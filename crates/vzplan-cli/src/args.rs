@@ -140,7 +140,7 @@ pub struct ScanArgs {
     /// Read more inputs from this file, one per line (`-`: standard input; a URL: object storage).
     #[arg(long, value_name = "FILE")]
     files_from: Vec<String>,
-    /// Files scanned concurrently (default: number of CPUs; 32 when reading object storage).
+    /// Files scanned concurrently (default: number of CPUs; on object storage 32, growing to 256 while the store keeps up and halving when it asks to slow down).
     #[arg(long)]
     jobs: Option<usize>,
     /// Stop at the first file that cannot be read (default: report it and go on).

@@ -29,6 +29,8 @@ pub struct Terminal {
     errors: AtomicU64,
     requests: AtomicU64,
     bytes: AtomicU64,
+    /// The most files the scan had in flight at once.
+    in_flight: AtomicU64,
     /// `--stats` as JSON, kept for `--json` reports once the scan is done.
     stats_json: Mutex<Option<serde_json::Value>>,
 }
@@ -45,6 +47,7 @@ impl Terminal {
             errors: AtomicU64::new(0),
             requests: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
+            in_flight: AtomicU64::new(0),
             stats_json: Mutex::new(None),
         }
     }
@@ -139,6 +142,9 @@ impl ProgressSink for Terminal {
     fn report(&self, event: Progress<'_>) {
         match event {
             Progress::ScanStarted { files, listing } => self.started(files, listing),
+            Progress::InFlight { files } => {
+                self.in_flight.store(files as u64, Ordering::Relaxed);
+            }
             Progress::Listed { files } => {
                 self.files.fetch_add(files as u64, Ordering::Relaxed);
                 if let Some(pb) = self.bar() {
@@ -152,9 +158,10 @@ impl ProgressSink for Terminal {
                 }
                 self.plain_line(true);
                 if self.stats {
-                    print_stats(all);
+                    let in_flight = self.in_flight.load(Ordering::Relaxed);
+                    print_stats(all, in_flight);
                     if let Ok(mut j) = self.stats_json.lock() {
-                        *j = Some(stats_json(all));
+                        *j = Some(stats_json(all, in_flight));
                     }
                 }
             }
@@ -185,7 +192,7 @@ fn totals(scanned: &[Scanned]) -> Stats {
 
 /// `--stats`: requests, dependent round trips and bytes per file, then totals, written as one
 /// text ([`pipe::write_err_text`]).
-fn print_stats(scanned: &[Scanned]) {
+fn print_stats(scanned: &[Scanned], in_flight: u64) {
     use std::fmt::Write;
     let mut out = String::new();
     for s in scanned.iter().filter(|s| !s.skipped()) {
@@ -219,21 +226,22 @@ fn print_stats(scanned: &[Scanned]) {
     let _ = writeln!(
         out,
         "total: {} file(s), {} request(s) ({:.2} per file, {} retried), {} round trip(s) \
-         ({:.2} per file), {} bytes read",
+         ({:.2} per file), {} bytes read, up to {} file(s) in flight",
         scanned.len(),
         total.requests,
         total.requests as f64 / n,
         total.retried,
         total.round_trips,
         total.round_trips as f64 / n,
-        total.bytes
+        total.bytes,
+        in_flight
     );
     pipe::write_err_text(&out);
 }
 
 /// `--stats` for `--json`: each file's requests, round trips and bytes (with its size when it was
 /// read), and the totals.
-fn stats_json(scanned: &[Scanned]) -> serde_json::Value {
+fn stats_json(scanned: &[Scanned], in_flight: u64) -> serde_json::Value {
     let one = |s: &Stats| {
         serde_json::json!({
             "requests": s.requests,
@@ -256,6 +264,7 @@ fn stats_json(scanned: &[Scanned]) -> serde_json::Value {
         .collect();
     let mut total = one(&totals(scanned));
     total["files"] = serde_json::Value::from(scanned.len());
+    total["in_flight"] = serde_json::Value::from(in_flight);
     serde_json::json!({ "files": files, "total": total })
 }
 

@@ -381,6 +381,42 @@ fn a_listing_is_scanned_as_its_pages_arrive() {
     );
 }
 
+/// On object storage a scan starts with 32 files in flight and takes one more per file done while
+/// the store keeps up; a store answering 503 SlowDown makes it halve, and it stays below 32.
+#[test]
+fn files_in_flight_grow_while_the_store_keeps_up_and_back_off_on_slowdown() {
+    let copy = collections().join("monthly/tas_day_200401.nc");
+    let filler = format!("data=copies/c_:300:{}", copy.display());
+    let Some(srv) = Server::start(&["--filler", &filler, "--slowdown-first", "40"]) else {
+        return;
+    };
+    let proxy = srv.proxy.clone().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let in_flight = |name: &str| {
+        let out = dir.path().join(name);
+        let (code, _, stderr) = vzplan(
+            &["scan", "s3://data/copies/c_*", "-o", out.to_str().unwrap()]
+                .into_iter()
+                .chain(["--s3-endpoint", &proxy, "--stats"])
+                .collect::<Vec<_>>(),
+            &[],
+            None,
+        );
+        assert_eq!(code, 0, "{stderr}");
+        let total = stderr.lines().find(|l| l.starts_with("total: ")).unwrap();
+        assert!(total.starts_with("total: 300 file(s)"), "{total}");
+        let (_, n) = total.split_once("up to ").unwrap();
+        n.split(' ').next().unwrap().parse::<u64>().unwrap()
+    };
+    // The first 40 requests are refused: the first 32 files back off to 16, and growing by one
+    // per 16 files done takes longer than the 268 files left.
+    let throttled = in_flight("throttled.jsonl");
+    assert_eq!(srv.faults()["slowdown"], 40);
+    assert!(throttled <= 32, "{throttled}");
+    let clean = in_flight("clean.jsonl");
+    assert!(clean > 32, "{clean}");
+}
+
 #[test]
 fn injected_faults_are_survived_and_a_missing_object_is_named() {
     let Some(srv) = Server::start(&["--faults", "0.35", "--fault-delay", "1.5"]) else {

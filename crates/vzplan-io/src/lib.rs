@@ -37,6 +37,7 @@ pub use local::{file_url, not_regular, open_local, regular, FileId, LocalFile};
 pub use mem::MemObject;
 pub use options::IoOptions;
 pub use remote::{canonical_url, is_url, Listed, ObjectReader};
+pub use retry::throttled;
 pub use secret::{has_secret, redact, redact_text, REDACTED};
 pub use settings::{
     IoSettings, SettingError, DEFAULT_BLOCK_SIZE, DEFAULT_FIRST_READ, DEFAULT_GROW_TO,

@@ -25,6 +25,22 @@ pub(crate) fn classify(e: object_store::Error) -> Failure {
     }
 }
 
+/// Answers that asked the client to slow down, in this process so far.
+static THROTTLED: AtomicU64 = AtomicU64::new(0);
+
+/// How many answers so far asked to slow down (S3's 503 SlowDown, GCS's 429, Azure's 503
+/// ServerBusy): a scan that keeps many files in flight watches it to back off.
+pub fn throttled() -> u64 {
+    THROTTLED.load(Ordering::Relaxed)
+}
+
+/// Whether a transient failure is the store asking for fewer requests.
+fn is_throttle(msg: &str) -> bool {
+    ["SlowDown", "503", "429", "Too Many Requests", "ServerBusy"]
+        .iter()
+        .any(|w| msg.contains(w))
+}
+
 /// Request counters shared by one object's reader.
 #[derive(Default)]
 pub(crate) struct Counters {
@@ -83,6 +99,11 @@ where
                 opts.timeout.as_secs_f64()
             ))),
         };
+        if let Err(Failure::Transient(msg)) = &outcome {
+            if is_throttle(msg) {
+                THROTTLED.fetch_add(1, Ordering::Relaxed);
+            }
+        }
         match outcome {
             Ok(v) => return Ok(v),
             Err(Failure::Permanent(e)) => return Err(permanent(url, e, opts.anon)),
@@ -100,6 +121,17 @@ where
             }
         }
     }
+}
+
+#[cfg(test)]
+#[test]
+fn throttling_answers_are_told_from_other_failures() {
+    assert!(is_throttle(
+        "Server returned non-2xx status code: 503 Service Unavailable: <Code>SlowDown</Code>"
+    ));
+    assert!(is_throttle("429 Too Many Requests"));
+    assert!(!is_throttle("500 Internal Server Error"));
+    assert!(!is_throttle("timed out after 30.0 s"));
 }
 
 pub(crate) fn permanent(url: &str, e: object_store::Error, anon: bool) -> IoError {

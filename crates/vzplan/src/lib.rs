@@ -23,6 +23,7 @@ pub mod info;
 pub mod inputs;
 mod kept;
 pub mod layouts;
+mod limit;
 pub mod memory;
 pub mod named;
 pub mod outputs;

@@ -12,6 +12,8 @@ pub enum Progress<'a> {
     Listed { files: usize },
     /// One file is done (or skipped under `fail_fast`), in completion order.
     FileScanned(&'a Scanned),
+    /// Every file is done, at most this many at once (just before [`Progress::ScanFinished`]).
+    InFlight { files: usize },
     /// Every file is done; the results in input order (before any `fail_fast` error).
     ScanFinished(&'a [Scanned]),
     /// `--patch` re-encoded this many chunks, written inline in this many bytes.

@@ -2,12 +2,14 @@
 //! flight at once.
 //!
 //! One file per worker thread: readers are synchronous and block their thread on each request, so
-//! the number of workers is the number of files in flight (`jobs`; 32 by default when any input
-//! is on object storage, where latency, not CPU, is the limit). Results come back in input order.
+//! the number of files in flight is the number of busy workers (`jobs`; on object storage, where
+//! latency, not CPU, is the limit, adaptive from 32 to 256: [`crate::limit`]). Inputs are taken as
+//! they become known ([`crate::feed`]: a listing page by page); results come back in input order.
 
 use crate::feed::{Feed, Outcome};
 use crate::formats::{self, FormatError, ReadOptions};
 use crate::inputs::{Input, Inputs};
+use crate::limit::Limit;
 use crate::named::Named;
 use crate::progress::{Progress, ProgressSink};
 use crate::scanned::unreachable;
@@ -20,13 +22,11 @@ use vzplan_core::SourceLayout;
 use vzplan_io::{FileId, IoOptions, LinkError, Linker, RangeRead, Stats};
 use vzplan_plan::ScanFailure;
 
-/// Files in flight by default when any input is on object storage.
-pub const REMOTE_JOBS: usize = 32;
-
 /// How to scan.
 #[derive(Clone, Debug)]
 pub struct ScanOptions {
-    /// Files scanned concurrently (None: CPUs for local inputs, [`REMOTE_JOBS`] for URLs).
+    /// Files scanned concurrently (None: CPUs for local inputs; for URLs 32 at first, adapting
+    /// up to 256 while the store keeps up: [`crate::limit`]).
     pub jobs: Option<usize>,
     /// Target chunk size when merging netCDF-3 records or cutting fixed variables.
     pub chunk_bytes: u64,
@@ -220,6 +220,11 @@ pub fn scan_all(
     });
     let stop = AtomicBool::new(false);
     let linker = RunLinker::new(LinkerInputs::Feed(feed), opts);
+    let limit = match opts.jobs {
+        Some(n) => Limit::fixed(n.clamp(1, 1024)),
+        None if feed.remote() => Limit::adaptive(),
+        None => Limit::fixed(std::thread::available_parallelism().map_or(2, |n| n.get())),
+    };
     let outcome = Outcome::default();
     let more = |files| progress.report(Progress::Listed { files });
     // The first input of each local file (by device and inode): a later one is the same file.
@@ -237,7 +242,9 @@ pub fn scan_all(
         let mut out: Vec<(usize, Scanned)> = fed
             .par_bridge()
             .map(|(k, input, same)| {
+                let slot = limit.acquire();
                 let scanned = scan_or_skip(&input, same, opts, &linker, &stop);
+                drop(slot);
                 progress.report(Progress::FileScanned(&scanned));
                 (k, scanned)
             })
@@ -245,14 +252,7 @@ pub fn scan_all(
         out.sort_unstable_by_key(|(k, _)| *k);
         out.into_iter().map(|(_, s)| s).collect::<Vec<_>>()
     };
-    let jobs = opts.jobs.unwrap_or_else(|| {
-        if feed.remote() {
-            REMOTE_JOBS
-        } else {
-            std::thread::available_parallelism().map_or(2, |n| n.get())
-        }
-    });
-    let jobs = jobs.clamp(1, 1024);
+    let jobs = limit.threads();
     // Rayon's global pool when it has the threads asked for (the default for local files): its
     // threads outlive the scan, so the layouts they built are later freed into live heaps. A pool
     // built and dropped per scan would leave mimalloc the dead threads' memory to reclaim.
@@ -269,6 +269,9 @@ pub fn scan_all(
         return Err(e.into());
     }
     outcome.sort(&mut out, |s| s.input.as_str());
+    progress.report(Progress::InFlight {
+        files: limit.peak(),
+    });
     progress.report(Progress::ScanFinished(&out));
     Ok(out)
 }

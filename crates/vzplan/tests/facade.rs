@@ -117,6 +117,7 @@ fn plan_reports_progress_once_per_file() {
         }
         Progress::Patched { .. } => panic!("nothing to patch"),
         Progress::Listed { .. } => panic!("local files are not listed"),
+        Progress::InFlight { files } => assert!(files >= 1),
         Progress::Waiting { .. } => panic!("nobody else writes here"),
     };
     let plan = vzplan::plan(
