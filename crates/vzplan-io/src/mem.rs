@@ -9,6 +9,7 @@ pub struct MemObject {
     data: Vec<u8>,
     meta: ObjectMeta,
     requests: AtomicU64,
+    bytes: AtomicU64,
 }
 
 impl MemObject {
@@ -22,6 +23,7 @@ impl MemObject {
             data,
             meta,
             requests: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
         }
     }
 }
@@ -36,6 +38,7 @@ impl RangeRead for MemObject {
     fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, IoError> {
         check_range(&self.url, self.meta.size, offset, len)?;
         self.requests.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(len, Ordering::Relaxed);
         Ok(self.data[offset as usize..(offset + len) as usize].to_vec())
     }
     fn stats(&self) -> Stats {
@@ -43,6 +46,7 @@ impl RangeRead for MemObject {
             requests: self.requests.load(Ordering::Relaxed),
             // Each read waits for the one before: one round trip each.
             round_trips: self.requests.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
             ..Stats::default()
         }
     }

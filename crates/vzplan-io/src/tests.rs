@@ -245,6 +245,45 @@ fn cached_reads_match_and_coalesce() {
     ));
 }
 
+/// A batch asking for blocks past the first read (but below `grow_to`) reads on to twice the
+/// furthest of them: metadata that runs on costs one more request, not one per level.
+#[test]
+fn the_first_read_grows_when_a_batch_shows_the_metadata_runs_on() {
+    let grown = |grow_to: u64| {
+        let raw = mem(300_000);
+        let c = CachedReader::new(
+            raw.clone(),
+            CacheConfig {
+                grow_to,
+                ..cfg(1000, 4000, 1 << 30)
+            },
+        );
+        c.read_at(0, 10).unwrap();
+        // Block 6 and one far past the limit: the region from 0 grows to 2 × 7,000 bytes.
+        c.read_many(&[(6500, 10), (100_000, 10)]).unwrap();
+        let after_batch = raw.stats();
+        c.read_at(12_000, 10).unwrap();
+        (after_batch, raw.stats())
+    };
+    let (batch, after) = grown(40_000);
+    assert_eq!(
+        batch.requests, 3,
+        "first read; the batch: its blocks and the growth, coalesced, and the far block"
+    );
+    assert_eq!(
+        after.requests, batch.requests,
+        "12,000 lies in the grown region"
+    );
+    assert_eq!(batch.bytes, 14_000 + 1000);
+    let (batch, after) = grown(0);
+    assert_eq!(
+        batch.bytes,
+        4000 + 2000,
+        "no growth: only the blocks asked for"
+    );
+    assert_eq!(after.requests, batch.requests + 1);
+}
+
 /// Local files: a 16 KiB first read and 4 KiB blocks, not object storage's 64 KiB + 16 KiB.
 #[test]
 fn local_files_are_read_in_small_blocks() {
