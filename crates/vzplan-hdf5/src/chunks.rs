@@ -108,6 +108,24 @@ pub fn index_start(ctx: &Ctx, oh: &crate::ohdr::ObjHeader) -> Option<(u64, u64)>
     (!ctx.is_undef(addr)).then_some((addr, len))
 }
 
+/// The root of `oh`'s chunk index when it is a version 1 B-tree, with the dataset's rank (for
+/// [`prefetch_levels`]).
+pub(crate) fn btree1_root(ctx: &Ctx, oh: &crate::ohdr::ObjHeader) -> Option<(u64, u64)> {
+    use crate::messages::{layout, ChunkIndex, Layout, LAYOUT};
+    let msg = oh.first(LAYOUT).filter(|m| !m.is_shared())?;
+    match layout(&mut ctx.cur(msg.data)) {
+        Ok(Layout::Chunked {
+            index: ChunkIndex::BTree1,
+            addr,
+            chunk,
+            ..
+        }) if !ctx.is_undef(addr) => Some((addr, chunk.len() as u64)),
+        _ => None,
+    }
+}
+
+pub(crate) use tree::prefetch_levels;
+
 /// HDF5 allows at most 32 dimensions.
 const MAX_RANK: usize = 32;
 

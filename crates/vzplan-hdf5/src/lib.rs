@@ -342,6 +342,13 @@ impl Walk<'_, '_> {
                 }
                 next.sort_unstable();
                 self.ctx.prefetch(&next);
+                // Then the inner levels of their chunk indexes, a level of all at once.
+                let roots: Vec<(u64, u64)> = headers
+                    .values()
+                    .filter_map(|h| h.as_ref().ok())
+                    .filter_map(|oh| chunks::btree1_root(self.ctx, oh))
+                    .collect();
+                chunks::prefetch_levels(self.ctx, &roots);
             }
             for l in window {
                 let Some(addr) = l.hard() else {

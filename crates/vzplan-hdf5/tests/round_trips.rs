@@ -88,3 +88,15 @@ fn a_groups_children_are_read_together() {
     println!("vars.nc: {n} round trips");
     assert!(n <= 9, "vars.nc: {n} round trips, expected at most 9");
 }
+
+/// The inner levels of a window of datasets' chunk B-trees are asked for together, a level of all
+/// of them per batch: six variables of 200 chunks (a root and 4 leaves each, the leaves spread
+/// through the file) cost one round trip for all the leaves instead of one per variable (13 round
+/// trips before, an index at a time).
+#[test]
+fn the_levels_of_many_chunk_indexes_are_read_together() {
+    let (n, chunks) = rounds("requests/deep.nc");
+    assert_eq!(chunks, 1 + 6 * 200); // time in one chunk
+    println!("deep.nc: {n} round trips");
+    assert!(n <= 8, "deep.nc: {n} round trips, expected at most 8");
+}

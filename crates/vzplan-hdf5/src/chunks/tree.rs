@@ -151,6 +151,78 @@ impl V1<'_, '_> {
     }
 }
 
+/// Nodes looked at by one [`prefetch_levels`]: beyond this, the walks read the rest themselves.
+const MAX_HINTED_NODES: usize = 16_384;
+
+/// Hint: the inner levels of several v1 B-trees (the chunk indexes of a window of datasets,
+/// their roots already fetched) asked for together, one batch per level across all of them, so
+/// that the walks that follow find their nodes cached: on object storage a window of datasets
+/// with two-level indexes costs one more round trip, not one per dataset. `roots`: each root's
+/// address and its dataset's rank. Nothing here fails: a node that does not parse, or is larger
+/// than the bytes fetched for it, gives no hint, and the walks check everything again.
+pub(crate) fn prefetch_levels(ctx: &Ctx, roots: &[(u64, u64)]) {
+    let so = ctx.so as u64;
+    let mut level: Vec<(u64, u64)> = roots.to_vec();
+    let mut seen: HashSet<u64> = HashSet::default();
+    for _ in 0..MAX_LEVEL {
+        let mut next: Vec<(u64, u64)> = Vec::new();
+        for &(addr, rank) in &level {
+            if seen.len() >= MAX_HINTED_NODES || !seen.insert(addr) {
+                continue;
+            }
+            next.extend(
+                inner_children(ctx, addr, rank)
+                    .into_iter()
+                    .map(|c| (c, rank)),
+            );
+        }
+        if next.is_empty() {
+            return;
+        }
+        let reqs: Vec<(u64, u64)> = next.iter().map(|&(a, r)| (a, first_read(so, r))).collect();
+        ctx.prefetch(&reqs);
+        level = next;
+    }
+}
+
+/// The children of the inner v1 B-tree node at `addr`, read from the bytes fetched for it (none
+/// for a leaf, or for a node that does not parse or is larger than those bytes).
+fn inner_children(ctx: &Ctx, addr: u64, rank: u64) -> Vec<u64> {
+    let so = ctx.so as u64;
+    let Ok(head) = ctx.read_upto(addr, 8) else {
+        return Vec::new();
+    };
+    let mut c = ctx.cur(&head);
+    let parsed = (|| {
+        Some((
+            c.sig(b"TREE").ok(),
+            c.u8().ok()?,
+            c.u8().ok()?,
+            c.u16().ok()?,
+        ))
+    })();
+    let Some((Some(()), 1, level, used)) = parsed else {
+        return Vec::new();
+    };
+    let key_len = 8 + 8 * (rank + 1);
+    let entry = key_len + so;
+    let start = 8 + 2 * so;
+    let need = start + u64::from(used) * entry + key_len;
+    if level == 0 || need > first_read(so, rank) {
+        return Vec::new();
+    }
+    let Ok(buf) = ctx.read_upto(addr, need) else {
+        return Vec::new();
+    };
+    (0..u64::from(used))
+        .map_while(|i| {
+            let at = usize::try_from(start + i * entry + key_len).ok()?;
+            ctx.cur(buf.get(at..)?).offset().ok()
+        })
+        .filter(|&a| !ctx.is_undef(a))
+        .collect()
+}
+
 /// All chunks of the v1 B-tree (node type 1) whose root node is at `addr`.
 pub fn btree1_chunks(ctx: &Ctx, addr: u64, geo: &Geometry) -> Result<Vec<RawChunk>> {
     geo.check()?;
