@@ -1,17 +1,27 @@
 """Latency benchmark: N netCDF-4 files on a loopback object store behind a proxy that adds a fixed
 delay to every request, scanned by vzplan (and with --compare by kerchunk and VirtualiZarr).
 
+    cargo build --release -p vzplan-cli -p vzplan-latency-proxy
     .venv/bin/python scripts/bench_latency.py --vzplan target/release/vzplan \
         [--files 1000] [--latency 0,20,50] [--store s3|http] [--compare] \
+        [--proxy rust|python] [--proxy-bin target/release/vzplan-latency-proxy] \
         --out scripts/bench-results/DATE-latency.json
 
 The files have the `--spread` layout of scripts/fixtures/hdf5_requests.py (time, lat, lon and three
 zlib variables of 4 chunks, each variable defined after the previous one's data: 2.7 MB, metadata
 in three places). They are written once under --dir (kept between runs) and served by moto
 (scripts/s3_server.py, listed with a glob) or by the byte-range HTTP server (scripts/http_server.py,
-given as a list of URLs with --files-from). scripts/latency_proxy.py sits in front of either and
-sleeps --latency ms before forwarding each request, so that concurrent requests overlap as on a
-distant store; its log gives every request's start and end.
+given as a list of URLs with --files-from). A proxy sits in front of either and sleeps --latency ms
+before answering each request, so that concurrent requests overlap as on a distant store; its log
+gives every request's start and end.
+
+The proxy (--proxy) is crates/vzplan-latency-proxy (`rust`, the default when --proxy-bin exists:
+`cargo build --release -p vzplan-latency-proxy`) or scripts/latency_proxy.py (`python`). The Python
+proxy forwards every request to moto or the HTTP server, and on two cores these Python servers
+handle a few hundred requests a second: with it the benchmark measures them, not the scan. The Rust
+proxy sleeps asynchronously and answers the object GETs and HEADs from the files under --dir (the
+bytes uploaded to moto, under the same keys; the HTTP server's files, at the same paths), and
+forwards the rest (LIST pages, HEAD of the bucket, any object it does not hold) to the server.
 
 Per latency and tool: wall time; requests, dependent round trips and bytes per file (vzplan's own
 `--stats --json`; the proxy's log for all); the listing (LIST pages, and the time from the first
@@ -44,6 +54,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PY = ROOT / ".venv" / "bin" / "python"
 BENCH_PY = ROOT / ".venv-bench" / "bin" / "python"
+PROXY_BIN = ROOT / "target" / "release" / "vzplan-latency-proxy"
 BUCKET = "bench"
 CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
          "AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1"}
@@ -83,7 +94,7 @@ def fixtures(directory: Path, n: int) -> Path:
 
 def spawn_with_info(args: list[str], tmp: Path, name: str, key: str, timeout=900.0):
     info = tmp / f"{name}.json"
-    proc = subprocess.Popen([str(PY), *args, "--info", str(info)], stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([*args, "--info", str(info)], stdout=subprocess.DEVNULL,
                             stdin=subprocess.DEVNULL)
     t0 = time.monotonic()
     while True:
@@ -128,7 +139,8 @@ def is_list(path: str) -> bool:
 
 def analyse(doc: dict, files: int, t_start: float) -> dict:
     """What the proxy saw: requests, LIST pages, bytes, in-flight peak, and when the first request
-    and the first object GET started after the tool did (`t_start`, on the monotonic clock)."""
+    and the first object GET started after the tool did (`t_start`, on the monotonic clock); from
+    the Rust proxy also how many requests it forwarded to the server."""
     log = doc["requests"]
     gets = [r for r in log if r[2] == "GET" and not is_list(r[3])]
     lists = [r for r in log if is_list(r[3])]
@@ -150,6 +162,8 @@ def analyse(doc: dict, files: int, t_start: float) -> dict:
         "requests_per_file": round(len(log) / files, 3),
         "bytes_per_file": round(sum(r[6] for r in gets) / files),
     }
+    if "forwarded" in doc:
+        out["forwarded"] = doc["forwarded"]
     if log:
         out["first_request_from_start_s"] = round(doc["t0"] + first - t_start, 4)
         out["first_get_from_start_s"] = round(doc["t0"] + first + out["first_get_after_s"] - t_start, 4)
@@ -296,9 +310,17 @@ def inputs_for(a, proxy: str, sel: Path, tmp: Path) -> list[str]:
     return ["--files-from", str(lst)]
 
 
+def proxy_args(a, ms: float, upstream: str, sel: Path) -> list[str]:
+    """The proxy's command line. The Rust proxy reads the objects from `sel`: moto's keys are the
+    paths under it (scripts/s3_server.py --upload bench=SEL), as are the HTTP server's URL paths."""
+    if a.proxy == "python":
+        return [str(PY), str(ROOT / "scripts" / "latency_proxy.py"), upstream, "--delay-ms", str(ms)]
+    args = [a.proxy_bin, upstream, "--delay-ms", str(ms), "--local-root", str(sel)]
+    return args + (["--bucket", BUCKET] if a.store == "s3" else [])
+
+
 def bench_latency(a, ms: float, upstream: str, sel: Path, tmp: Path, tools: list[str]) -> dict:
-    proxy_proc, proxy = spawn_with_info([str(ROOT / "scripts" / "latency_proxy.py"), upstream,
-                                         "--delay-ms", str(ms)], tmp, f"proxy{ms}", "url")
+    proxy_proc, proxy = spawn_with_info(proxy_args(a, ms, upstream, sel), tmp, f"proxy{ms}", "url")
     inputs = inputs_for(a, proxy, sel, tmp)
     jobs = a.jobs or 32
     row = {"latency_ms": ms, "jobs": jobs, "rounds": []}
@@ -369,6 +391,12 @@ def main():
     ap.add_argument("--extra-keys", type=int, default=0,
                     help="S3: this many more objects in the bucket, listed but not matched")
     ap.add_argument("--compare", action="store_true", help="also kerchunk and VirtualiZarr (.venv-bench)")
+    ap.add_argument("--proxy", choices=["rust", "python"],
+                    help="the latency proxy: rust (crates/vzplan-latency-proxy; the default when "
+                         "--proxy-bin exists) or python (scripts/latency_proxy.py)")
+    ap.add_argument("--proxy-bin", default=str(PROXY_BIN),
+                    help="the Rust proxy's binary (cargo build --release -p vzplan-latency-proxy); "
+                         "default: %(default)s")
     ap.add_argument("--out", help="write the results as JSON here")
     ap.add_argument("--tool", choices=["kerchunk", "virtualizarr"], help=argparse.SUPPRESS)
     ap.add_argument("--endpoint", help=argparse.SUPPRESS)
@@ -384,6 +412,14 @@ def main():
     if not a.vzplan:
         ap.error("--vzplan is required")
     a.vzplan = str(Path(a.vzplan).resolve())
+    a.proxy_bin = str(Path(a.proxy_bin).resolve())
+    if a.proxy is None:
+        a.proxy = "rust" if Path(a.proxy_bin).exists() else "python"
+        if a.proxy == "python":
+            print(f"{a.proxy_bin} not found: the Python proxy (cargo build --release -p "
+                  "vzplan-latency-proxy for the Rust one)", file=sys.stderr)
+    elif a.proxy == "rust" and not Path(a.proxy_bin).exists():
+        ap.error(f"--proxy rust: {a.proxy_bin} not found (cargo build --release -p vzplan-latency-proxy)")
     tools = ["vzplan"]
     if a.compare:
         if a.store != "s3":
@@ -396,12 +432,12 @@ def main():
         tmp = Path(td)
         t = time.monotonic()
         if a.store == "s3":
-            server, upstream = spawn_with_info([str(ROOT / "scripts" / "s3_server.py"), "--upload",
-                                                f"{BUCKET}={sel}", "--lifetime", "7200"],
+            server, upstream = spawn_with_info([str(PY), str(ROOT / "scripts" / "s3_server.py"),
+                                                "--upload", f"{BUCKET}={sel}", "--lifetime", "7200"],
                                                tmp, "s3", "endpoint")
         else:
-            server, upstream = spawn_with_info([str(ROOT / "scripts" / "http_server.py"), str(sel)],
-                                               tmp, "http", "url")
+            server, upstream = spawn_with_info([str(PY), str(ROOT / "scripts" / "http_server.py"),
+                                                str(sel)], tmp, "http", "url")
         if a.extra_keys:
             add_keys(upstream, a.extra_keys)
         print(f"{a.store} server ready in {time.monotonic() - t:.1f} s", file=sys.stderr)
@@ -413,7 +449,7 @@ def main():
             server.wait()
     doc = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": platform.platform(),
            "cpus": os.cpu_count(), "load": os.getloadavg(), "files": a.files, "store": a.store,
-           "extra_keys": a.extra_keys, "jobs": a.jobs or 32,
+           "extra_keys": a.extra_keys, "jobs": a.jobs or 32, "proxy": a.proxy,
            "layout": "hdf5_requests.py --spread (2.7 MB netCDF-4)", "rows": rows}
     text = json.dumps(doc, indent=1)
     if a.out:

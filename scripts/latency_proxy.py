@@ -11,6 +11,9 @@ as JSON ({"requests": [[start, end, method, path, range, status, bytes], …]}, 
 since the proxy started; "t0": that start on the system's monotonic clock, which other processes
 share, so that a client can place the requests in its own timeline); GET /__reset empties it.
 Only 127.0.0.1 is ever contacted.
+
+scripts/bench_latency.py runs crates/vzplan-latency-proxy instead when it is built (--proxy): this
+proxy and the servers behind it are Python, and on two cores they bound the benchmark.
 """
 
 from __future__ import annotations
