@@ -7,6 +7,7 @@
 //! sends `If-Match` with the ETag of its HEAD, which this proxy answered); one that does not, or
 //! one on dates, is left to the upstream server, whose ETag or date it may be (from a listing).
 
+use crate::overlay::{self, Patch};
 use bytes::Bytes;
 use hyper::header::HeaderName;
 use hyper::{header, HeaderMap, StatusCode};
@@ -200,11 +201,12 @@ pub struct Answer {
     pub body: Bytes,
 }
 
-/// The answer to a GET (or HEAD, `head`) of `file`; None when it is not a regular file (following
-/// symbolic links), when a precondition names another ETag, or when the body would exceed
-/// [`MAX_BODY`]: the request goes upstream.
+/// The answer to a GET (or HEAD, `head`) of `file`, with `patches` written over its bytes; None
+/// when it is not a regular file (following symbolic links), when a precondition names another
+/// ETag, or when the body would exceed [`MAX_BODY`]: the request goes upstream.
 pub fn answer(
     file: &Path,
+    patches: &[Patch],
     head: bool,
     range: Option<&str>,
     validators: &Validators,
@@ -216,7 +218,7 @@ pub fn answer(
         return Ok(None);
     }
     let size = meta.len();
-    let tag = etag(&meta);
+    let tag = etag(&meta, patches);
     let mut headers = vec![(header::ACCEPT_RANGES, "bytes".to_string())];
     match validators.judge(&tag) {
         Verdict::Serve => {}
@@ -266,6 +268,7 @@ pub fn answer(
     } else {
         let mut buf = vec![0; len as usize];
         File::open(file)?.read_exact_at(&mut buf, first)?;
+        overlay::apply(patches, first, &mut buf);
         Bytes::from(buf)
     };
     Ok(Some(Answer {
@@ -275,10 +278,16 @@ pub fn answer(
     }))
 }
 
-/// Size and mtime (to the nanosecond), so the same file gives the same ETag in every run.
-fn etag(meta: &Metadata) -> String {
+/// Size and mtime (to the nanosecond), so the same file gives the same ETag in every run, and a
+/// hash of the patches written over it, if any. A listing gives the same ETag as a GET.
+pub fn etag(meta: &Metadata, patches: &[Patch]) -> String {
     let ns = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
-    format!("\"{:x}-{:x}\"", meta.len(), ns)
+    if patches.is_empty() {
+        format!("\"{:x}-{:x}\"", meta.len(), ns)
+    } else {
+        let h = overlay::hash(patches);
+        format!("\"{:x}-{:x}-{h:x}\"", meta.len(), ns)
+    }
 }
 
 #[cfg(test)]
@@ -373,7 +382,7 @@ mod tests {
         let f = dir.join("obj");
         std::fs::write(&f, b"0123456789").unwrap();
         let none = Validators::default();
-        let get = |r: Option<&str>| answer(&f, false, r, &none).unwrap().unwrap();
+        let get = |r: Option<&str>| answer(&f, &[], false, r, &none).unwrap().unwrap();
         let a = get(Some("bytes=2-4"));
         assert_eq!(
             (a.status, &a.body[..]),
@@ -401,14 +410,16 @@ mod tests {
             get(Some("bytes=10-")).status,
             StatusCode::RANGE_NOT_SATISFIABLE
         );
-        let head = answer(&f, true, Some("bytes=2-4"), &none).unwrap().unwrap();
+        let head = answer(&f, &[], true, Some("bytes=2-4"), &none)
+            .unwrap()
+            .unwrap();
         assert_eq!((head.status, head.body.len()), (StatusCode::OK, 0));
         assert_eq!(h(&head, header::CONTENT_LENGTH).as_deref(), Some("10"));
         assert!(
-            answer(&dir, false, None, &none).unwrap().is_none(),
+            answer(&dir, &[], false, None, &none).unwrap().is_none(),
             "a directory goes upstream"
         );
-        assert!(answer(&dir.join("missing"), false, None, &none)
+        assert!(answer(&dir.join("missing"), &[], false, None, &none)
             .unwrap()
             .is_none());
 
@@ -420,7 +431,7 @@ mod tests {
             if_range: r.map(String::from),
         };
         let status = |v: Validators| {
-            answer(&f, false, Some("bytes=2-4"), &v)
+            answer(&f, &[], false, Some("bytes=2-4"), &v)
                 .unwrap()
                 .map(|a| a.status)
         };
@@ -449,6 +460,19 @@ mod tests {
             Some(StatusCode::PARTIAL_CONTENT)
         );
         assert_eq!(status(with(None, None, Some(other))), None);
+
+        // An overlay changes the bytes served and the ETag.
+        let patches = [Patch {
+            offset: 3,
+            bytes: b"ab".to_vec(),
+        }];
+        let o = answer(&f, &patches, false, Some("bytes=2-5"), &none)
+            .unwrap()
+            .unwrap();
+        assert_eq!(&o.body[..], b"2ab5");
+        let tag_o = h(&o, header::ETAG).unwrap();
+        assert_ne!(tag_o, tag);
+        assert_eq!(tag_o, etag(&std::fs::metadata(&f).unwrap(), &patches));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
