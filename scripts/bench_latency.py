@@ -5,23 +5,38 @@ delay to every request, scanned by vzplan (and with --compare by kerchunk and Vi
     .venv/bin/python scripts/bench_latency.py --vzplan target/release/vzplan \
         [--files 1000] [--latency 0,20,50] [--store s3|http] [--compare] \
         [--proxy rust|python] [--proxy-bin target/release/vzplan-latency-proxy] \
-        --out scripts/bench-results/DATE-latency.json
+        [--no-list-local] [--extra-keys K] --out scripts/bench-results/DATE-latency.json
 
 The files have the `--spread` layout of scripts/fixtures/hdf5_requests.py (time, lat, lon and three
 zlib variables of 4 chunks, each variable defined after the previous one's data: 2.7 MB, metadata
-in three places). They are written once under --dir (kept between runs) and served by moto
-(scripts/s3_server.py, listed with a glob) or by the byte-range HTTP server (scripts/http_server.py,
-given as a list of URLs with --files-from). A proxy sits in front of either and sleeps --latency ms
-before answering each request, so that concurrent requests overlap as on a distant store; its log
-gives every request's start and end.
+in three places). They are written once under --dir (kept between runs), linked into --dir/nN as
+the N objects `spread_0000.nc` … `spread_{N-1:04d}.nc`, and served by moto (scripts/s3_server.py,
+listed with a glob), by the Rust proxy itself (--list-local, below) or by the byte-range HTTP
+server (scripts/http_server.py, given as a list of URLs with --files-from). A proxy sits in front
+and sleeps --latency ms before answering each request, so that concurrent requests overlap as on a
+distant store; its log gives every request's start and end.
+
+Up to 10,000 objects, of 1,000 distinct files: object i >= 1,000 is a symbolic link to file
+i % 1,000. What is measured is the scan of each object (its requests, round trips and bytes are
+those of its file), not what the bytes hold, except for one thing: the planner compares the files'
+`time` values, and identical copies would overlap their originals and leave every variable out.
+So the Rust proxy serves each link with its `time` values rewritten to those file i would hold
+(32 bytes at the time chunk's offset, --overlay of crates/vzplan-latency-proxy): the plan is that
+of 10,000 distinct files. More than 1,000 objects need the Rust proxy and, on S3, --list-local.
 
 The proxy (--proxy) is crates/vzplan-latency-proxy (`rust`, the default when --proxy-bin exists:
 `cargo build --release -p vzplan-latency-proxy`) or scripts/latency_proxy.py (`python`). The Python
 proxy forwards every request to moto or the HTTP server, and on two cores these Python servers
 handle a few hundred requests a second: with it the benchmark measures them, not the scan. The Rust
 proxy sleeps asynchronously and answers the object GETs and HEADs from the files under --dir (the
-bytes uploaded to moto, under the same keys; the HTTP server's files, at the same paths), and
-forwards the rest (LIST pages, HEAD of the bucket, any object it does not hold) to the server.
+bytes uploaded to moto, under the same keys; the HTTP server's files, at the same paths). On S3 it
+also answers the LIST pages (1,000 keys each, as S3), HEAD of the bucket and its location from a
+listing of --dir/nN (--list-local, the default with the Rust proxy): then no moto is started, and a
+second Rust proxy without delay stands for the store (the `upstream` that kerchunk's combine reads
+through). With --no-list-local, moto holds the objects (uploaded, at most 1,000), lists them and
+answers what the proxy forwards. --extra-keys K adds K one-byte objects `other/x_NNNNNN.txt`:
+uploaded to moto, or with --list-local files under --dir/extraK (written once, kept) linked as
+--dir/nN/other.
 
 Per latency and tool: wall time; requests, dependent round trips and bytes per file (vzplan's own
 `--stats --json`; the proxy's log for all); the listing (LIST pages, and the time from the first
@@ -56,6 +71,10 @@ PY = ROOT / ".venv" / "bin" / "python"
 BENCH_PY = ROOT / ".venv-bench" / "bin" / "python"
 PROXY_BIN = ROOT / "target" / "release" / "vzplan-latency-proxy"
 BUCKET = "bench"
+# Distinct files written; the objects past them are links to them (see the docstring).
+DISTINCT = 1000
+# Keys are `spread_{i:04d}.nc`: four digits keep the keys' order that of i.
+MAX_FILES = 10_000
 CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
          "AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1"}
 
@@ -75,19 +94,65 @@ def _write_one(args):
 
 
 def fixtures(directory: Path, n: int) -> Path:
-    """The first n `--spread` files in directory/spread (missing ones written, two at a time),
-    linked into directory/nN so that a listing or an upload sees exactly n."""
+    """The first min(n, DISTINCT) `--spread` files in directory/spread (missing ones written, two
+    at a time), linked into directory/nN as n objects so that a listing or an upload sees exactly
+    n: object i is file i % DISTINCT."""
     src = directory / "spread"
     src.mkdir(parents=True, exist_ok=True)
     with Pool(2) as pool:
-        pool.map(_write_one, [(str(src), i) for i in range(n)], chunksize=4)
+        pool.map(_write_one, [(str(src), i) for i in range(min(n, DISTINCT))], chunksize=4)
     sel = directory / f"n{n}"
     sel.mkdir(exist_ok=True)
     for i in range(n):
         link = sel / f"spread_{i:04d}.nc"
         if not link.exists():
-            link.symlink_to(src / link.name)
+            link.symlink_to(src / f"spread_{i % DISTINCT:04d}.nc")
     return sel
+
+
+def time_overlay(sel: Path, n: int, path: Path) -> int:
+    """The proxy's --overlay for the objects past DISTINCT: the `time` values object i would hold
+    as file i (hdf5_requests.spread_nc: i * 4 + 0..3), written over those of the file it links to.
+    Returns how many objects it rewrites."""
+    import h5py
+    import numpy as np
+
+    overlay, where = {}, {}
+    for i in range(DISTINCT, n):
+        base = i % DISTINCT
+        if base not in where:
+            f = sel / f"spread_{base:04d}.nc"
+            with h5py.File(f, "r") as h5:
+                t = h5["time"]
+                offset, dtype = t.id.get_chunk_info(0).byte_offset, t.dtype
+            values = np.asarray(base * 4 + np.arange(4), dtype=dtype).tobytes()
+            with open(f, "rb") as fh:
+                fh.seek(offset)
+                if fh.read(len(values)) != values:
+                    raise SystemExit(f"{f}: the time values are not at {offset}")
+            where[base] = (offset, dtype)
+        offset, dtype = where[base]
+        values = np.asarray(i * 4 + np.arange(4), dtype=dtype).tobytes()
+        overlay[f"spread_{i:04d}.nc"] = [[offset, values.hex()]]
+    path.write_text(json.dumps(overlay))
+    return len(overlay)
+
+
+def extra_local(directory: Path, sel: Path, k: int):
+    """k one-byte objects `other/x_NNNNNN.txt` beside the data for --list-local: the files of
+    directory/extraK (written once), linked as sel/other; none (the link removed) when k is 0."""
+    link = sel / "other"
+    if link.is_symlink():
+        link.unlink()
+    if not k:
+        return
+    target = directory / f"extra{k}"
+    target.mkdir(exist_ok=True)
+    for i in range(k):
+        f = target / f"x_{i:06d}.txt"
+        if not f.exists():
+            f.write_bytes(b"x")
+    link.symlink_to(target)
 
 
 # ---------------------------------------------------------------- servers
@@ -164,6 +229,8 @@ def analyse(doc: dict, files: int, t_start: float) -> dict:
     }
     if "forwarded" in doc:
         out["forwarded"] = doc["forwarded"]
+    if "listed" in doc:
+        out["listed"] = doc["listed"]
     if log:
         out["first_request_from_start_s"] = round(doc["t0"] + first - t_start, 4)
         out["first_get_from_start_s"] = round(doc["t0"] + first + out["first_get_after_s"] - t_start, 4)
@@ -191,6 +258,9 @@ def run_vzplan(a, proxy: str, inputs: list[str], tmp: Path) -> dict:
     doc = json.loads(p.stdout)
     total = find_key(doc, "total")
     n = max(total.get("files", 1), 1)
+    sources = refs_sources(out)
+    if sources != a.files:
+        print(f"vzplan's refs name {sources} sources, not {a.files}", file=sys.stderr)
     return {
         "wall_s": round(wall, 4),
         "cpu_s": round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 4),
@@ -200,7 +270,22 @@ def run_vzplan(a, proxy: str, inputs: list[str], tmp: Path) -> dict:
         "stats_bytes_per_file": round(total["bytes"] / n),
         "stats_round_trips_total": total["round_trips"],
         "refs_bytes": out.stat().st_size,
+        "refs_sources": sources,
     }
+
+
+def refs_sources(path: Path) -> int:
+    """How many distinct objects a kerchunk reference file points at (templates resolved)."""
+    doc = json.loads(path.read_text())
+    templates = doc.get("templates", {})
+    urls = set()
+    for v in doc["refs"].values():
+        if isinstance(v, list) and v and isinstance(v[0], str):
+            u = v[0]
+            if u.startswith("{{") and u.endswith("}}"):
+                u = templates.get(u[2:-2], u)
+            urls.add(u)
+    return len(urls)
 
 
 def find_key(doc, key):
@@ -259,7 +344,8 @@ def tool_main(a):
             singles = list(ex.map(one, paths))
         # The combine reads each file's `time` values through the references. Through the proxy
         # aiohttp's connections are dropped ("Server disconnected"), so these reads go to the
-        # store itself: without the added latency, in kerchunk's favour.
+        # store itself (moto, or with --list-local the Rust proxy without delay that stands for
+        # it): without the added latency, in kerchunk's favour.
         remote = {"key": "testing", "secret": "testing",
                   "client_kwargs": {"endpoint_url": a.upstream, "region_name": "us-east-1"}}
         refs = MultiZarrToZarr(singles, concat_dims=["time"], identical_dims=["lat", "lon"],
@@ -310,13 +396,18 @@ def inputs_for(a, proxy: str, sel: Path, tmp: Path) -> list[str]:
     return ["--files-from", str(lst)]
 
 
-def proxy_args(a, ms: float, upstream: str, sel: Path) -> list[str]:
+def proxy_args(a, ms: float, upstream: str | None, sel: Path) -> list[str]:
     """The proxy's command line. The Rust proxy reads the objects from `sel`: moto's keys are the
-    paths under it (scripts/s3_server.py --upload bench=SEL), as are the HTTP server's URL paths."""
+    paths under it (scripts/s3_server.py --upload bench=SEL), as are the HTTP server's URL paths;
+    with --list-local it lists them too. Without `upstream`, the Rust proxy that stands for the
+    store."""
     if a.proxy == "python":
         return [str(PY), str(ROOT / "scripts" / "latency_proxy.py"), upstream, "--delay-ms", str(ms)]
-    args = [a.proxy_bin, upstream, "--delay-ms", str(ms), "--local-root", str(sel)]
-    return args + (["--bucket", BUCKET] if a.store == "s3" else [])
+    args = [a.proxy_bin, *([upstream] if upstream else []), "--delay-ms", str(ms),
+            "--local-root", str(sel)]
+    if a.store == "s3":
+        args += ["--bucket", BUCKET] + (["--list-local"] if a.list_local else [])
+    return args + (["--overlay", str(a.overlay)] if a.overlay else [])
 
 
 def bench_latency(a, ms: float, upstream: str, sel: Path, tmp: Path, tools: list[str]) -> dict:
@@ -379,10 +470,64 @@ def table(path: str) -> str:
     return "\n".join(lines)
 
 
+def check_args(ap, a) -> list[str]:
+    """The options checked and completed (proxy, --list-local); the tools to run."""
+    a.vzplan = str(Path(a.vzplan).resolve())
+    a.proxy_bin = str(Path(a.proxy_bin).resolve())
+    if a.proxy is None:
+        a.proxy = "rust" if Path(a.proxy_bin).exists() else "python"
+        if a.proxy == "python":
+            print(f"{a.proxy_bin} not found: the Python proxy (cargo build --release -p "
+                  "vzplan-latency-proxy for the Rust one)", file=sys.stderr)
+    elif a.proxy == "rust" and not Path(a.proxy_bin).exists():
+        ap.error(f"--proxy rust: {a.proxy_bin} not found (cargo build --release -p vzplan-latency-proxy)")
+    if a.list_local is None:
+        a.list_local = a.proxy == "rust" and a.store == "s3"
+    elif a.list_local and (a.proxy != "rust" or a.store != "s3"):
+        ap.error("--list-local needs the Rust proxy and --store s3")
+    if not 1 <= a.files <= MAX_FILES:
+        ap.error(f"--files: 1 to {MAX_FILES:,}")
+    if a.files > DISTINCT and a.proxy != "rust":
+        ap.error(f"more than {DISTINCT:,} files need the Rust proxy (it rewrites the links' time values)")
+    if a.files > DISTINCT and a.store == "s3" and not a.list_local:
+        ap.error(f"more than {DISTINCT:,} files on S3 need --list-local (moto holds them in memory)")
+    if a.extra_keys and a.store != "s3":
+        ap.error("--extra-keys needs --store s3")
+    tools = ["vzplan"]
+    if a.compare:
+        if a.store != "s3":
+            ap.error("--compare needs --store s3")
+        if not BENCH_PY.exists():
+            ap.error("--compare needs .venv-bench (bash scripts/setup-bench.sh)")
+        tools += ["kerchunk", "virtualizarr"]
+    return tools
+
+
+def start_store(a, sel: Path, tmp: Path):
+    """The store behind the latency proxy, and its URL: with --list-local a Rust proxy without
+    delay answering from `sel` (the extra keys linked into it), else moto with `sel` uploaded (and
+    the extra keys put) or the HTTP server of `sel`."""
+    # The link is left from a run with --list-local: other modes list or serve `sel` without it.
+    extra_local(Path(a.dir), sel, a.extra_keys if a.list_local else 0)
+    if a.list_local:
+        return spawn_with_info(proxy_args(a, 0, None, sel), tmp, "store", "url")
+    if a.store == "s3":
+        server, upstream = spawn_with_info([str(PY), str(ROOT / "scripts" / "s3_server.py"),
+                                            "--upload", f"{BUCKET}={sel}", "--lifetime", "7200"],
+                                           tmp, "s3", "endpoint")
+        if a.extra_keys:
+            add_keys(upstream, a.extra_keys)
+        return server, upstream
+    return spawn_with_info([str(PY), str(ROOT / "scripts" / "http_server.py"), str(sel)],
+                           tmp, "http", "url")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vzplan", help="the vzplan binary")
-    ap.add_argument("--files", type=int, default=1000)
+    ap.add_argument("--files", type=int, default=1000,
+                    help=f"objects, at most {MAX_FILES:,}; past {DISTINCT:,} they are links to the "
+                         f"first {DISTINCT:,} files (see above)")
     ap.add_argument("--dir", default="/tmp/vzplan-latency", help="where the files are written (kept)")
     ap.add_argument("--latency", default="0,20,50", help="added ms per request, comma-separated")
     ap.add_argument("--store", choices=["s3", "http"], default="s3")
@@ -390,6 +535,10 @@ def main():
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--extra-keys", type=int, default=0,
                     help="S3: this many more objects in the bucket, listed but not matched")
+    ap.add_argument("--list-local", action=argparse.BooleanOptionalAction,
+                    help="S3 with the Rust proxy: the proxy lists the bucket from --dir and no moto "
+                         "is started (the default); --no-list-local: moto holds, lists and serves "
+                         "the objects behind the proxy")
     ap.add_argument("--compare", action="store_true", help="also kerchunk and VirtualiZarr (.venv-bench)")
     ap.add_argument("--proxy", choices=["rust", "python"],
                     help="the latency proxy: rust (crates/vzplan-latency-proxy; the default when "
@@ -411,35 +560,16 @@ def main():
         return
     if not a.vzplan:
         ap.error("--vzplan is required")
-    a.vzplan = str(Path(a.vzplan).resolve())
-    a.proxy_bin = str(Path(a.proxy_bin).resolve())
-    if a.proxy is None:
-        a.proxy = "rust" if Path(a.proxy_bin).exists() else "python"
-        if a.proxy == "python":
-            print(f"{a.proxy_bin} not found: the Python proxy (cargo build --release -p "
-                  "vzplan-latency-proxy for the Rust one)", file=sys.stderr)
-    elif a.proxy == "rust" and not Path(a.proxy_bin).exists():
-        ap.error(f"--proxy rust: {a.proxy_bin} not found (cargo build --release -p vzplan-latency-proxy)")
-    tools = ["vzplan"]
-    if a.compare:
-        if a.store != "s3":
-            ap.error("--compare needs --store s3")
-        if not BENCH_PY.exists():
-            ap.error("--compare needs .venv-bench (bash scripts/setup-bench.sh)")
-        tools += ["kerchunk", "virtualizarr"]
+    tools = check_args(ap, a)
     sel = fixtures(Path(a.dir), a.files)
     with tempfile.TemporaryDirectory(prefix="vzplan-latency-") as td:
         tmp = Path(td)
+        a.overlay = None
+        if a.files > DISTINCT:
+            a.overlay = tmp / "overlay.json"
+            time_overlay(sel, a.files, a.overlay)
         t = time.monotonic()
-        if a.store == "s3":
-            server, upstream = spawn_with_info([str(PY), str(ROOT / "scripts" / "s3_server.py"),
-                                                "--upload", f"{BUCKET}={sel}", "--lifetime", "7200"],
-                                               tmp, "s3", "endpoint")
-        else:
-            server, upstream = spawn_with_info([str(PY), str(ROOT / "scripts" / "http_server.py"),
-                                                str(sel)], tmp, "http", "url")
-        if a.extra_keys:
-            add_keys(upstream, a.extra_keys)
+        server, upstream = start_store(a, sel, tmp)
         print(f"{a.store} server ready in {time.monotonic() - t:.1f} s", file=sys.stderr)
         try:
             rows = [bench_latency(a, float(ms), upstream, sel, tmp, tools)
@@ -450,7 +580,12 @@ def main():
     doc = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": platform.platform(),
            "cpus": os.cpu_count(), "load": os.getloadavg(), "files": a.files, "store": a.store,
            "extra_keys": a.extra_keys, "jobs": a.jobs or 32, "proxy": a.proxy,
+           "list_local": a.list_local, "distinct_files": min(a.files, DISTINCT),
            "layout": "hdf5_requests.py --spread (2.7 MB netCDF-4)", "rows": rows}
+    if a.files > DISTINCT:
+        doc["objects"] = (f"object i is a link to file i % {DISTINCT} with its time values "
+                          "rewritten as served: each object is scanned as a distinct file, the "
+                          "bytes are shared")
     text = json.dumps(doc, indent=1)
     if a.out:
         Path(a.out).write_text(text + "\n")
