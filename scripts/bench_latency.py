@@ -41,9 +41,11 @@ uploaded to moto, or with --list-local files under --dir/extraK (written once, k
 Per latency and tool: wall time; requests, dependent round trips and bytes per file (vzplan's own
 `--stats --json`; the proxy's log for all); the listing (LIST pages, and the time from the first
 request to the first object GET: with a listing that comes first, what it costs before any scan);
-the peak number of requests in flight; and two floors for vzplan's concurrency J (`--jobs`, 32 by
-default on object storage): requests x RTT / J (each of J connections busy all the time) and
-round trips x RTT / J (J files in flight, each paying its chain of dependent round trips).
+the peak number of requests in flight; and two floors for vzplan's concurrency J: requests x RTT / J
+(each of J connections busy all the time) and round trips x RTT / J (J files in flight, each paying
+its chain of dependent round trips), for J = 32 (where vzplan starts on object storage, or
+`--jobs`) and for J = the most files vzplan had in flight (its `--stats`; it grows up to 256);
+and vzplan's CPU time, which bounds the wall time from below on two cores once J is large.
 
 With --compare (needs .venv-bench, scripts/setup-bench.sh; S3 only), in the same run and against
 the same proxy: kerchunk (s3fs; SingleHdf5ToZarr per file, then MultiZarrToZarr) and VirtualiZarr
@@ -269,6 +271,7 @@ def run_vzplan(a, proxy: str, inputs: list[str], tmp: Path) -> dict:
         "stats_round_trips_per_file": round(total["round_trips"] / n, 3),
         "stats_bytes_per_file": round(total["bytes"] / n),
         "stats_round_trips_total": total["round_trips"],
+        "stats_in_flight": total.get("in_flight", 0),
         "refs_bytes": out.stat().st_size,
         "refs_sources": sources,
     }
@@ -430,6 +433,10 @@ def bench_latency(a, ms: float, upstream: str, sel: Path, tmp: Path, tools: list
                     r["proxy"] = seen
                     rts = r.get("stats_round_trips_total", 0)
                     r.update(floors(ms / 1000, jobs, seen["requests"], rts))
+                    if r.get("stats_in_flight"):
+                        # The same floors for the most files vzplan had in flight (it adapts).
+                        peak = floors(ms / 1000, r["stats_in_flight"], seen["requests"], rts)
+                        r.update({f"{k}_at_peak": v for k, v in peak.items()})
                 rnd[tool] = r
                 print(f"{ms:>4} ms {tool:12} {json.dumps(r)}", file=sys.stderr, flush=True)
             row["rounds"].append(rnd)
@@ -461,6 +468,11 @@ def table(path: str) -> str:
             rt = f"{med(lambda r: r['stats_round_trips_per_file']):.2f}" if tool == "vzplan" else "–"
             floor = (f"{med(lambda r: r['floor_requests_s']):.2f} / "
                      f"{med(lambda r: r['floor_round_trips_s']):.2f}") if tool == "vzplan" else "–"
+            if tool == "vzplan" and all("floor_round_trips_s_at_peak" in r for r in rs):
+                floor += (f"; {med(lambda r: r['stats_in_flight']):g} files: "
+                          f"{med(lambda r: r['floor_requests_s_at_peak']):.2f} / "
+                          f"{med(lambda r: r['floor_round_trips_s_at_peak']):.2f}")
+                floor += f"; CPU {med(lambda r: r['cpu_s']):.2f} s"
             lines.append(
                 f"| {ms:g} ms | {tool} | {walls} | {med(lambda r: r['proxy']['requests_per_file']):.2f} | {rt} "
                 f"| {med(lambda r: r['proxy']['bytes_per_file']) / 1024:.0f} KiB "

@@ -8,8 +8,15 @@
 //! SlowDown, GCS's 429, Azure's ServerBusy: [`vzplan_io::throttled`]), then halves, not below
 //! [`MIN`], and after that grows by one per window of files done. A store that never throttles is
 //! read with up to 256 files (about 500 requests) in flight; `--jobs N` fixes the number instead.
+//!
+//! More files in flight help only while the scan waits on the store. Each file in flight costs a
+//! thread, its caches and a connection, and once the CPUs are the limit (a store next door) more
+//! of them only cost time: 1,000 files on loopback take 0.51 s of wall and 0.8 s of CPU with 256
+//! in flight against 0.28 s and 0.33 s with 32. So the limit grows only while the process uses
+//! less than [`BUSY`] of the machine's CPUs, looked at every [`WINDOW`].
 
 use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 /// Files in flight when a scan of object storage starts.
 pub const START: usize = 32;
@@ -17,12 +24,18 @@ pub const START: usize = 32;
 pub const MAX: usize = 256;
 /// The fewest files in flight after backing off.
 pub const MIN: usize = 8;
+/// The share of the CPUs above which the limit stops growing.
+pub const BUSY: f64 = 0.5;
+/// How often the process's CPU use is looked at.
+const WINDOW: Duration = Duration::from_millis(20);
 
 /// A limit on files in flight, fixed or adaptive.
 #[derive(Debug)]
 pub struct Limit {
     state: Mutex<State>,
     freed: Condvar,
+    /// Told when the limit grows (to whoever adds workers: [`Limit::wait_growth`]).
+    grown: Condvar,
     adaptive: bool,
 }
 
@@ -39,6 +52,10 @@ struct State {
     /// [`vzplan_io::throttled`] when last looked at.
     throttled: u64,
     peak: usize,
+    /// When the CPU use was last looked at, and the process's CPU time then.
+    sampled: (Instant, Duration),
+    /// The process used more than [`BUSY`] of the CPUs in the last window.
+    busy: bool,
 }
 
 impl Limit {
@@ -62,18 +79,31 @@ impl Limit {
                 quiet: 0,
                 throttled: vzplan_io::throttled(),
                 peak: 0,
+                sampled: (Instant::now(), process_cpu()),
+                busy: false,
             }),
             freed: Condvar::new(),
+            grown: Condvar::new(),
             adaptive,
         }
     }
 
-    /// The threads a scan needs: the most files that may ever be in flight.
-    pub fn threads(&self) -> usize {
-        if self.adaptive {
-            MAX
-        } else {
-            self.state.lock().map_or(1, |s| s.limit)
+    /// Whether the limit adapts (then workers are added as it grows: [`Limit::wait_growth`]).
+    pub fn is_adaptive(&self) -> bool {
+        self.adaptive
+    }
+
+    /// Files that may be in flight now.
+    pub fn current(&self) -> usize {
+        self.state.lock().map_or(1, |s| s.limit)
+    }
+
+    /// Waits until the limit is above `workers`, at most `timeout`.
+    pub fn wait_growth(&self, workers: usize, timeout: Duration) {
+        if let Ok(s) = self.state.lock() {
+            let _ = self
+                .grown
+                .wait_timeout_while(s, timeout, |s| s.limit <= workers);
         }
     }
 
@@ -102,19 +132,37 @@ impl Limit {
         s.in_flight = s.in_flight.saturating_sub(1);
         let before = s.limit;
         if self.adaptive {
+            s.look_at_cpu();
             s.adapt(throttled_now);
         }
-        let grew = s.limit > before;
+        if s.limit > before {
+            self.grown.notify_all();
+        }
+        // As many waiters as there is room for (the slot given back, and one more when the limit
+        // grew): waking every waiting worker for each file done would cost more than the files.
+        let room = s.limit.saturating_sub(s.in_flight).min(2);
         drop(s);
-        if grew {
-            self.freed.notify_all();
-        } else {
+        for _ in 0..room {
             self.freed.notify_one();
         }
     }
 }
 
 impl State {
+    /// Whether the process used more than [`BUSY`] of the CPUs since the last look, once a
+    /// [`WINDOW`] has passed.
+    fn look_at_cpu(&mut self) {
+        let now = Instant::now();
+        let wall = now.duration_since(self.sampled.0);
+        if wall < WINDOW {
+            return;
+        }
+        let cpu = process_cpu();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.busy = is_busy(cpu.saturating_sub(self.sampled.1), wall, cores);
+        self.sampled = (now, cpu);
+    }
+
     /// One file done; `throttled_now` as [`vzplan_io::throttled`] says.
     fn adapt(&mut self, throttled_now: u64) {
         self.quiet = self.quiet.saturating_sub(1);
@@ -129,6 +177,9 @@ impl State {
             }
             return;
         }
+        if self.busy {
+            return;
+        }
         if self.slow_start {
             self.limit = (self.limit + 1).min(MAX);
             return;
@@ -139,6 +190,24 @@ impl State {
             self.limit = (self.limit + 1).min(MAX);
         }
     }
+}
+
+/// Whether `used` CPU time over `wall` is more than [`BUSY`] of `cores` CPUs.
+fn is_busy(used: Duration, wall: Duration, cores: usize) -> bool {
+    used.as_secs_f64() > BUSY * cores as f64 * wall.as_secs_f64()
+}
+
+/// The CPU time (user and system) this process has used.
+fn process_cpu() -> Duration {
+    // SAFETY: getrusage writes into the struct it is given and reads nothing else.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return Duration::ZERO;
+    }
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    tv(u.ru_utime) + tv(u.ru_stime)
 }
 
 /// Room for one file in flight (see [`Limit::acquire`]).
@@ -163,6 +232,8 @@ mod tests {
             quiet: 0,
             throttled: 0,
             peak: 0,
+            sampled: (Instant::now(), Duration::ZERO),
+            busy: false,
         }
     }
 
@@ -201,6 +272,29 @@ mod tests {
             s.adapt(t);
         }
         assert_eq!(s.limit, MIN);
+        // While the CPUs are the limit, it does not grow.
+        let mut s = state(START);
+        s.busy = true;
+        for _ in 0..100 {
+            s.adapt(0);
+        }
+        assert_eq!(s.limit, START);
+    }
+
+    #[test]
+    fn cpu_use_is_measured() {
+        let second = Duration::from_secs(1);
+        assert!(is_busy(second, second, 1));
+        assert!(!is_busy(second * 4 / 10, second, 1));
+        assert!(is_busy(second * 12 / 10, second, 2));
+        assert!(!is_busy(second * 9 / 10, second, 2));
+        // The process's CPU time grows as a thread works.
+        let before = process_cpu();
+        let t = Instant::now();
+        while process_cpu() < before + Duration::from_millis(2) && t.elapsed().as_secs() < 10 {
+            std::hint::black_box((0..1000).sum::<u64>());
+        }
+        assert!(process_cpu() >= before + Duration::from_millis(2));
     }
 
     #[test]
@@ -218,6 +312,6 @@ mod tests {
             waiter.join().unwrap();
         });
         assert_eq!(limit.peak(), 2);
-        assert_eq!(limit.threads(), 2);
+        assert_eq!(limit.current(), 2);
     }
 }

@@ -15,6 +15,7 @@ use crate::progress::{Progress, ProgressSink};
 use crate::scanned::unreachable;
 pub use crate::scanned::{FileError, Scanned};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -238,33 +239,33 @@ pub fn scan_all(
             });
             (k, input, same)
         });
-    let run = || {
-        let mut out: Vec<(usize, Scanned)> = fed
-            .par_bridge()
-            .map(|(k, input, same)| {
-                let slot = limit.acquire();
-                let scanned = scan_or_skip(&input, same, opts, &linker, &stop);
-                drop(slot);
-                progress.report(Progress::FileScanned(&scanned));
-                (k, scanned)
-            })
-            .collect();
-        out.sort_unstable_by_key(|(k, _)| *k);
-        out.into_iter().map(|(_, s)| s).collect::<Vec<_>>()
+    let work = |(k, input, same): (usize, Cow<'_, Input>, Option<String>)| {
+        let slot = limit.acquire();
+        let scanned = scan_or_skip(&input, same, opts, &linker, &stop);
+        drop(slot);
+        progress.report(Progress::FileScanned(&scanned));
+        (k, scanned)
     };
-    let jobs = limit.threads();
-    // Rayon's global pool when it has the threads asked for (the default for local files): its
-    // threads outlive the scan, so the layouts they built are later freed into live heaps. A pool
-    // built and dropped per scan would leave mimalloc the dead threads' memory to reclaim.
-    let mut out = if rayon::current_thread_index().is_none() && rayon::current_num_threads() == jobs
-    {
-        run()
+    let mut out = if limit.is_adaptive() {
+        growing(fed, &limit, &work)
     } else {
-        match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
-            Ok(pool) => pool.install(run),
-            Err(_) => run(),
+        let jobs = limit.current();
+        let run = || fed.par_bridge().map(work).collect::<Vec<_>>();
+        // Rayon's global pool when it has the threads asked for (the default for local files):
+        // its threads outlive the scan, so the layouts they built are later freed into live
+        // heaps. A pool built and dropped per scan would leave mimalloc the dead threads' memory
+        // to reclaim.
+        if rayon::current_thread_index().is_none() && rayon::current_num_threads() == jobs {
+            run()
+        } else {
+            match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+                Ok(pool) => pool.install(run),
+                Err(_) => run(),
+            }
         }
     };
+    out.sort_unstable_by_key(|(k, _)| *k);
+    let mut out: Vec<Scanned> = out.into_iter().map(|(_, s)| s).collect();
     if let Some(e) = outcome.failure() {
         return Err(e.into());
     }
@@ -274,6 +275,42 @@ pub fn scan_all(
     });
     progress.report(Progress::ScanFinished(&out));
     Ok(out)
+}
+
+/// Runs `work` on every item with a worker thread per file in flight, adding workers as the
+/// adaptive `limit` grows: threads that wait cost memory and wake-ups, so there are never more
+/// than the limit has asked for.
+fn growing<T: Send, R: Send>(
+    items: impl Iterator<Item = T> + Send,
+    limit: &Limit,
+    work: &(dyn Fn(T) -> R + Sync),
+) -> Vec<R> {
+    let items = std::sync::Mutex::new(items);
+    let out = std::sync::Mutex::new(Vec::new());
+    let exhausted = AtomicBool::new(false);
+    let worker = || loop {
+        let next = items.lock().ok().and_then(|mut it| it.next());
+        let Some(item) = next else {
+            exhausted.store(true, Ordering::Relaxed);
+            return;
+        };
+        let r = work(item);
+        if let Ok(mut o) = out.lock() {
+            o.push(r);
+        }
+    };
+    std::thread::scope(|sc| {
+        let mut workers = 0;
+        while !exhausted.load(Ordering::Relaxed) {
+            if workers < limit.current() {
+                sc.spawn(worker);
+                workers += 1;
+            } else {
+                limit.wait_growth(workers, std::time::Duration::from_millis(10));
+            }
+        }
+    });
+    out.into_inner().unwrap_or_default()
 }
 
 /// One input scanned, or why it is not: the same file as an earlier input (`same`: that one's
