@@ -64,6 +64,8 @@ impl Feed {
                 local.clear();
             }
             if crate::inputs::has_wildcard(&p) {
+                // A pattern that cannot be a URL is told before the scan.
+                vzplan_io::canonical_url(&p).map_err(InputError::from)?;
                 parts.push(Part::Listing(p));
             } else if let Some(Part::Urls(v)) = parts.last_mut() {
                 v.push(p);
@@ -94,6 +96,11 @@ impl Feed {
             Part::Ready(v) => v.as_slice(),
             Part::Urls(_) | Part::Listing(_) => &[],
         })
+    }
+
+    /// Whether every input was expanded at once (no object URLs, nothing to list).
+    pub fn all_ready(&self) -> bool {
+        self.parts.iter().all(|p| matches!(p, Part::Ready(_)))
     }
 
     /// How many inputs are known before any listing.
@@ -384,12 +391,11 @@ mod tests {
         assert_eq!(got[2].1, "gs://bkt/b/y.nc");
         assert!(got.iter().enumerate().all(|(k, (p, _))| k == *p));
         assert!(outcome.failure().is_none());
+        // A pattern that cannot be a URL is told at once (`?` makes it a pattern).
+        let signed = Inputs::new(["s3://bkt/x.nc?X-Amz-Signature=1"]);
+        assert!(Feed::new(&signed, &io).is_err());
         // A URL that cannot be read ends the inputs with its error; a stop ends them too.
-        let bad = Inputs::new([
-            "s3://bkt/ok.nc",
-            "s3://bkt/x.nc?X-Amz-Signature=1",
-            "s3://bkt/z.nc",
-        ]);
+        let bad = Inputs::new(["s3://bkt/ok.nc", "s3://bkt/x.nc#part", "s3://bkt/z.nc"]);
         let feed = Feed::new(&bad, &io).unwrap();
         assert_eq!(feed.iter(None, &|_| {}, &outcome).count(), 1);
         assert!(outcome.failure().is_some());

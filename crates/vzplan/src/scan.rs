@@ -229,14 +229,18 @@ pub fn scan_all(
     let outcome = Outcome::default();
     let more = |files| progress.report(Progress::Listed { files });
     // The first input of each local file (by device and inode): a later one is the same file.
-    let mut first: HashMap<FileId, String> = HashMap::new();
+    // Local inputs are borrowed from the feed; listed ones have no identity.
+    let mut first: HashMap<FileId, &str> = HashMap::new();
     let fed = feed
         .iter(opts.cancel.as_deref(), &more, &outcome)
         .map(move |(k, input)| {
-            let same = input.id.and_then(|id| {
-                let f = first.entry(id).or_insert_with(|| input.url.clone());
-                (*f != input.url).then(|| f.clone())
-            });
+            let same = match &input {
+                Cow::Borrowed(i) => i.id.and_then(|id| {
+                    let f = *first.entry(id).or_insert(i.url.as_str());
+                    (f != i.url).then(|| f.to_string())
+                }),
+                Cow::Owned(_) => None,
+            };
             (k, input, same)
         });
     let work = |(k, input, same): (usize, Cow<'_, Input>, Option<String>)| {
@@ -250,7 +254,12 @@ pub fn scan_all(
         growing(fed, &limit, &work)
     } else {
         let jobs = limit.current();
-        let run = || fed.par_bridge().map(work).collect::<Vec<_>>();
+        // Inputs all known (local files): split among the workers as rayon splits a list, with
+        // no lock per input; otherwise taken one at a time as they come.
+        let run = || match feed.all_ready() {
+            true => fed.collect::<Vec<_>>().into_par_iter().map(work).collect(),
+            false => fed.par_bridge().map(work).collect::<Vec<_>>(),
+        };
         // Rayon's global pool when it has the threads asked for (the default for local files):
         // its threads outlive the scan, so the layouts they built are later freed into live
         // heaps. A pool built and dropped per scan would leave mimalloc the dead threads' memory
