@@ -288,8 +288,8 @@ fn s3_prefix_builds_the_same_refs_as_the_local_files() {
 }
 
 /// A listing of two pages, the second slow (2 s), failing once and each page in reverse key order:
-/// the files of the first page are scanned while the second is awaited, the failed page is asked
-/// for again from the last key received, and the refs are those of the local files.
+/// the files of the first page are scanned while the second is awaited, the failed listing is
+/// asked for again, and the refs are those of the local files.
 #[test]
 fn a_listing_is_scanned_as_its_pages_arrive() {
     // 1,200 objects between June and July: the listing of `monthly/` takes two pages.
@@ -326,8 +326,9 @@ fn a_listing_is_scanned_as_its_pages_arrive() {
     assert_eq!(normalized(&remote), normalized(&local));
     let faults = srv.faults();
     assert_eq!(faults["list_500"], 1, "{faults}");
-    // Page 1, page 2 refused, page 2 again.
-    assert_eq!(faults["list_pages"], 3, "{faults}");
+    // Page 1, page 2 refused; the keys came out of order, so the listing starts again (an offset
+    // could skip keys below it): pages 1 and 2, page 1's objects not given twice.
+    assert_eq!(faults["list_pages"], 4, "{faults}");
     // Layouts come in the order of the sorted list, however the store listed them.
     let layouts = dir.path().join("layouts.jsonl");
     let (code, _, stderr) = vzplan(

@@ -31,9 +31,25 @@ fn mem(name: &str, data: &[u8]) -> Arc<dyn RangeRead> {
     Arc::new(MemObject::new(format!("mem://fuzz/{name}"), data.to_vec()))
 }
 
-/// HDF5 / netCDF-4 reader on one file.
+/// HDF5 / netCDF-4 reader on one file, read as a local file is (no prefetching) and as an object
+/// on object storage is (behind a block cache, so that the walks' prefetch hints run too).
 pub fn hdf5(data: &[u8]) {
-    let _ = vzplan_hdf5::read_layout(mem("f.h5", data).as_ref());
+    let r = mem("f.h5", data);
+    let _ = vzplan_hdf5::read_layout(r.as_ref());
+    let _ = vzplan_hdf5::read_layout(&remote(r));
+}
+
+/// `r` behind the block cache of object storage, with small blocks so that small inputs still
+/// take several of them.
+fn remote(r: Arc<dyn RangeRead>) -> vzplan_io::CachedReader {
+    let cfg = vzplan_io::CacheConfig {
+        block_size: 256,
+        first_read: 1024,
+        grow_to: 4096,
+        max_bytes: 8 << 20,
+        ..vzplan_io::CacheConfig::default()
+    };
+    vzplan_io::CachedReader::new(r, cfg)
 }
 
 /// netCDF classic reader on one file, with the default and a tiny block target.

@@ -469,7 +469,7 @@ impl RangeRead for ObjectReader {
 }
 
 mod listing;
-pub use listing::{list, list_each};
+pub use listing::{check_pattern, list, list_each};
 
 /// The literal key prefix of a glob pattern (up to the last `/` before the first wildcard), or
 /// `None` when the key has no wildcard.

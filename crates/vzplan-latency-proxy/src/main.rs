@@ -166,7 +166,8 @@ fn check_upstream(upstream: &str) -> Result<String, String> {
         .strip_prefix("http://")
         .ok_or("UPSTREAM must be an http:// URL")?;
     let name = host.rsplit_once(':').map_or(host, |(h, _)| h);
-    if !["127.0.0.1", "localhost", "[::1]"].contains(&name) || host.contains('/') {
+    // No user info (`http://127.0.0.1:80@elsewhere`), no path: only the loopback host itself.
+    if !["127.0.0.1", "localhost", "[::1]"].contains(&name) || host.contains(['/', '@']) {
         return Err(format!(
             "UPSTREAM must be http://127.0.0.1:PORT, not {upstream}"
         ));
@@ -685,6 +686,7 @@ mod tests {
             "https://127.0.0.1:1",
             "http://example.com:80",
             "http://127.0.0.1:1/prefix",
+            "http://127.0.0.1:80@example.com",
             "http://127.0.0.1:1 --delay-ms",
             "http://127.0.0.1:1 --delay-ms -3",
             "http://127.0.0.1:1 --bucket b",

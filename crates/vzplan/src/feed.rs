@@ -17,7 +17,7 @@ use crate::inputs::{listed_input, Input, InputError, Inputs};
 use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::sync::Mutex;
 use vzplan_io::IoOptions;
 
@@ -64,8 +64,8 @@ impl Feed {
                 local.clear();
             }
             if crate::inputs::has_wildcard(&p) {
-                // A pattern that cannot be a URL is told before the scan.
-                vzplan_io::canonical_url(&p).map_err(InputError::from)?;
+                // A pattern that cannot be listed is told before the scan.
+                vzplan_io::remote::check_pattern(&p).map_err(InputError::from)?;
                 parts.push(Part::Listing(p));
             } else if let Some(Part::Urls(v)) = parts.last_mut() {
                 v.push(p);
@@ -221,9 +221,19 @@ impl Outcome {
     }
 }
 
+/// What the lister thread sends: batches of objects, then how the listing ended.
+enum Msg {
+    Batch(Vec<vzplan_io::remote::Listed>),
+    Done(Result<(), InputError>),
+}
+
+/// How often a scan waiting for a page looks whether it was stopped.
+const WAKE: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// A pattern being listed on its own thread.
 struct Listing {
-    rx: Receiver<Result<Vec<vzplan_io::remote::Listed>, InputError>>,
+    pattern: String,
+    rx: Receiver<Msg>,
     batch: std::vec::IntoIter<vzplan_io::remote::Listed>,
     /// Where its matches start, and the last URL seen while they are in order.
     start: usize,
@@ -243,6 +253,7 @@ impl Fed<'_> {
 
     /// The next listed input of the current pattern, or `None` when its listing is done.
     fn listed(&mut self) -> Option<Result<Input, InputError>> {
+        let stop = self.stop;
         let l = self.listing.as_mut()?;
         loop {
             if let Some(item) = l.batch.next() {
@@ -255,14 +266,27 @@ impl Fed<'_> {
                 l.last = Some(item.url.clone());
                 return Some(Ok(listed_input(item)));
             }
-            match l.rx.recv() {
-                Ok(Ok(batch)) => {
+            let msg = match l.rx.recv_timeout(WAKE) {
+                Ok(m) => m,
+                // A stop (Ctrl-C) is seen while a slow page is awaited.
+                Err(RecvTimeoutError::Timeout)
+                    if stop.is_some_and(|s| s.load(Ordering::Relaxed)) =>
+                {
+                    return None
+                }
+                Err(RecvTimeoutError::Timeout) => continue,
+                // The lister ended without saying so (it panicked): its listing is not whole.
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Some(Err(InputError::ListingStopped(l.pattern.clone())))
+                }
+            };
+            match msg {
+                Msg::Batch(batch) => {
                     (self.more)(batch.len());
                     l.batch = batch.into_iter();
                 }
-                Ok(Err(e)) => return Some(Err(e)),
-                // The lister is done.
-                Err(_) => {
+                Msg::Done(Err(e)) => return Some(Err(e)),
+                Msg::Done(Ok(())) => {
                     if !l.sorted {
                         if let Ok(mut u) = self.outcome.unsorted.lock() {
                             u.push(l.start..self.next);
@@ -275,20 +299,26 @@ impl Fed<'_> {
         }
     }
 
+    fn stopped(&self) -> bool {
+        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
     fn start_listing(&mut self, pattern: &str) {
         let (tx, rx) = sync_channel(AHEAD);
         let (pattern, io) = (pattern.to_string(), self.feed.io.clone());
         // Detached: it stops at its next batch once the receiver is gone.
+        let named = pattern.clone();
         std::thread::spawn(move || {
-            let mut send = |batch| tx.send(Ok(batch)).is_ok();
+            let mut send = |batch| tx.send(Msg::Batch(batch)).is_ok();
             let result = match vzplan_io::remote::list_each(&pattern, &io, &mut send) {
                 Ok(0) => Err(InputError::NoMatch(pattern)),
-                Ok(_) => return,
+                Ok(_) => Ok(()),
                 Err(e) => Err(InputError::from(e)),
             };
-            let _ = tx.send(result);
+            let _ = tx.send(Msg::Done(result));
         });
         self.listing = Some(Listing {
+            pattern: named,
             rx,
             batch: Vec::new().into_iter(),
             start: self.next,
@@ -303,7 +333,7 @@ impl<'a> Iterator for Fed<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            if self.stopped() {
                 return None;
             }
             if self.listing.is_some() {
@@ -392,8 +422,13 @@ mod tests {
         assert!(got.iter().enumerate().all(|(k, (p, _))| k == *p));
         assert!(outcome.failure().is_none());
         // A pattern that cannot be a URL is told at once (`?` makes it a pattern).
-        let signed = Inputs::new(["s3://bkt/x.nc?X-Amz-Signature=1"]);
-        assert!(Feed::new(&signed, &io).is_err());
+        for bad in [
+            "s3://bkt/x.nc?X-Amz-Signature=1",
+            "https://h/x*.nc",
+            "s3://b/[x.nc",
+        ] {
+            assert!(Feed::new(&Inputs::new([bad]), &io).is_err(), "{bad}");
+        }
         // A URL that cannot be read ends the inputs with its error; a stop ends them too.
         let bad = Inputs::new(["s3://bkt/ok.nc", "s3://bkt/x.nc#part", "s3://bkt/z.nc"]);
         let feed = Feed::new(&bad, &io).unwrap();

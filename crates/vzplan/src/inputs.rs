@@ -68,6 +68,8 @@ pub struct Input {
 pub enum InputError {
     #[error("{0}: no such file, and no file matches it as a pattern")]
     NoMatch(String),
+    #[error("{0}: the listing stopped before its end")]
+    ListingStopped(String),
     #[error("{0}: bad pattern: {1}")]
     Pattern(String, String),
     #[error("{0}")]

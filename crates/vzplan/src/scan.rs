@@ -296,23 +296,34 @@ fn growing<T: Send, R: Send>(
 ) -> Vec<R> {
     let items = std::sync::Mutex::new(items);
     let out = std::sync::Mutex::new(Vec::new());
-    let exhausted = AtomicBool::new(false);
-    let worker = || loop {
-        let next = items.lock().ok().and_then(|mut it| it.next());
-        let Some(item) = next else {
-            exhausted.store(true, Ordering::Relaxed);
-            return;
-        };
-        let r = work(item);
-        if let Ok(mut o) = out.lock() {
-            o.push(r);
+    // No more workers are wanted: the inputs are all taken, or a worker panicked (the scope then
+    // passes the panic on once the others are done).
+    let enough = AtomicBool::new(false);
+    let worker = || {
+        let _guard = SetOnDrop(&enough);
+        loop {
+            let next = items.lock().ok().and_then(|mut it| it.next());
+            let Some(item) = next else {
+                return;
+            };
+            let r = work(item);
+            if let Ok(mut o) = out.lock() {
+                o.push(r);
+            }
         }
     };
     std::thread::scope(|sc| {
         let mut workers = 0;
-        while !exhausted.load(Ordering::Relaxed) {
+        while !enough.load(Ordering::Relaxed) {
             if workers < limit.current() {
-                sc.spawn(worker);
+                // A thread that cannot be made (a process limit) caps the workers there.
+                let made = std::thread::Builder::new().spawn_scoped(sc, worker).is_ok();
+                if !made && workers == 0 {
+                    worker();
+                }
+                if !made {
+                    break;
+                }
                 workers += 1;
             } else {
                 limit.wait_growth(workers, std::time::Duration::from_millis(10));
@@ -320,6 +331,15 @@ fn growing<T: Send, R: Send>(
         }
     });
     out.into_inner().unwrap_or_default()
+}
+
+/// Sets a flag when dropped: when a worker returns, and when it unwinds from a panic.
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 /// One input scanned, or why it is not: the same file as an earlier input (`same`: that one's

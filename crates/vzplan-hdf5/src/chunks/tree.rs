@@ -153,6 +153,9 @@ impl V1<'_, '_> {
 
 /// Nodes looked at by one [`prefetch_levels`]: beyond this, the walks read the rest themselves.
 const MAX_HINTED_NODES: usize = 16_384;
+/// Bytes one [`prefetch_levels`] asks for at most: far below the block cache's budget, so that
+/// what it fetches is still cached when the walks come (a level of huge indexes is left to them).
+const MAX_HINTED_BYTES: u64 = 16 << 20;
 
 /// Hint: the inner levels of several v1 B-trees (the chunk indexes of a window of datasets,
 /// their roots already fetched) asked for together, one batch per level across all of them, so
@@ -164,6 +167,7 @@ pub(crate) fn prefetch_levels(ctx: &Ctx, roots: &[(u64, u64)]) {
     let so = ctx.so as u64;
     let mut level: Vec<(u64, u64)> = roots.to_vec();
     let mut seen: HashSet<u64> = HashSet::default();
+    let mut bytes = 0u64;
     for _ in 0..MAX_LEVEL {
         let mut next: Vec<(u64, u64)> = Vec::new();
         for &(addr, rank) in &level {
@@ -180,6 +184,10 @@ pub(crate) fn prefetch_levels(ctx: &Ctx, roots: &[(u64, u64)]) {
             return;
         }
         let reqs: Vec<(u64, u64)> = next.iter().map(|&(a, r)| (a, first_read(so, r))).collect();
+        bytes = bytes.saturating_add(reqs.iter().map(|r| r.1).sum::<u64>());
+        if bytes > MAX_HINTED_BYTES {
+            return;
+        }
         ctx.prefetch(&reqs);
         level = next;
     }

@@ -30,14 +30,15 @@ pub fn list(pattern_url: &str, opts: &IoOptions) -> Result<Vec<Listed>, IoError>
     Ok(out)
 }
 
-/// [`list`] handed over in batches as the store returns them, in the store's order (by key on
-/// S3, GCS and Azure; a store may list in another order, and the caller sorts if it must).
-/// `each` returns `false` to stop listing. Returns how many objects matched.
-pub fn list_each(
-    pattern_url: &str,
-    opts: &IoOptions,
-    each: &mut dyn FnMut(Vec<Listed>) -> bool,
-) -> Result<usize, IoError> {
+/// Whether `pattern_url` can be listed (a scheme with listings, a valid pattern and prefix),
+/// without asking the store: a slip is told before a long scan reaches the pattern.
+pub fn check_pattern(pattern_url: &str) -> Result<(), IoError> {
+    prepare(pattern_url).map(|_| ())
+}
+
+/// The parsed URL, the literal prefix listed, and the pattern the keys must match (none: the
+/// key itself).
+fn prepare(pattern_url: &str) -> Result<(super::Loc, StorePath, Option<glob::Pattern>), IoError> {
     let loc = parse(pattern_url)?;
     if loc.scheme == Scheme::Http {
         return Err(super::bad_url(
@@ -45,7 +46,6 @@ pub fn list_each(
             "HTTP(S) servers cannot be listed; give each file's URL",
         ));
     }
-    let store = store_for(&loc, opts, pattern_url)?;
     let (prefix, pattern) = match glob_prefix(&loc.key) {
         Some(p) => (
             p.to_string(),
@@ -58,6 +58,19 @@ pub fn list_each(
     };
     let prefix =
         StorePath::parse(&prefix).map_err(|e| super::bad_url(pattern_url, &e.to_string()))?;
+    Ok((loc, prefix, pattern))
+}
+
+/// [`list`] handed over in batches as the store returns them, in the store's order (by key on
+/// S3, GCS and Azure; a store may list in another order, and the caller sorts if it must).
+/// `each` returns `false` to stop listing. Returns how many objects matched.
+pub fn list_each(
+    pattern_url: &str,
+    opts: &IoOptions,
+    each: &mut dyn FnMut(Vec<Listed>) -> bool,
+) -> Result<usize, IoError> {
+    let (loc, prefix, pattern) = prepare(pattern_url)?;
+    let store = store_for(&loc, opts, pattern_url)?;
     let glob_opts = glob::MatchOptions {
         case_sensitive: true,
         require_literal_separator: true,
@@ -94,26 +107,71 @@ pub fn list_each(
     }
 }
 
-/// A listing in progress: the stream of objects, and the greatest key received, after which a
-/// failed page is asked for again (stores list by key; one that does not would lose objects to a
-/// failed page here, as to any listing resumed by offset).
+/// A listing in progress: the stream of objects, and what has been received of it.
+///
+/// A failed page is asked for again after the greatest key received while the keys have come in
+/// key order (`start-after` on S3, `startOffset` on GCS), else from the start (a store that lists
+/// in another order, such as an S3 directory bucket, would lose objects to an offset). Keys
+/// already received are left out either way, so a store that ignores the offset, or repeats a
+/// page, gives no object twice; one that lists nothing new [`STALE`] times in a row fails.
 struct Pages {
     store: std::sync::Arc<dyn object_store::ObjectStore>,
     prefix: StorePath,
     state: Mutex<State>,
 }
 
-#[derive(Default)]
+/// Batches in a row with no key not already received, after which a listing fails.
+const STALE: u32 = 3;
+
 struct State {
     stream: Option<BoxStream<'static, object_store::Result<object_store::ObjectMeta>>>,
+    /// The greatest key received.
     last: Option<StorePath>,
+    /// Every key has come after the one before it.
+    in_order: bool,
+    /// Hashes of the keys received (8 bytes a key: 8 MB for a listing of 10⁶).
+    seen: std::collections::HashSet<u64>,
+    stale: u32,
     done: bool,
 }
 
+impl Default for State {
+    fn default() -> Self {
+        State {
+            stream: None,
+            last: None,
+            in_order: true,
+            seen: Default::default(),
+            stale: 0,
+            done: false,
+        }
+    }
+}
+
+impl State {
+    /// `batch` without the keys already received; notes its keys.
+    fn fresh(&mut self, batch: Vec<object_store::ObjectMeta>) -> Vec<object_store::ObjectMeta> {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        // SipHash with fixed keys: 64 bits make a collision among 10⁶ keys a 1-in-10⁷ event.
+        let hasher = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default();
+        let mut out = Vec::with_capacity(batch.len());
+        for m in batch {
+            if !self.seen.insert(hasher.hash_one(m.location.as_ref())) {
+                continue;
+            }
+            match &self.last {
+                Some(l) if m.location <= *l => self.in_order = false,
+                _ => self.last = Some(m.location.clone()),
+            }
+            out.push(m);
+        }
+        out
+    }
+}
+
 impl Pages {
-    /// The next objects (those already received, at least one, at most [`BATCH`]), or `None` at
-    /// the end. After a failure the stream is dropped; the next call lists again after the last
-    /// key received.
+    /// The next objects not received before (those that have arrived, at most [`BATCH`]), or
+    /// `None` at the end. After a failure the stream is dropped, and the next call lists again.
     async fn next(&self) -> Result<Option<Vec<object_store::ObjectMeta>>, crate::retry::Failure> {
         let mut st = self.state.lock().await;
         if st.done {
@@ -121,10 +179,10 @@ impl Pages {
         }
         let prefix = (!self.prefix.as_ref().is_empty()).then_some(&self.prefix);
         // Taken out while it is polled: an attempt cut short by its timeout drops it.
-        let mut stream = match (st.stream.take(), &st.last) {
-            (Some(s), _) => s,
-            (None, Some(last)) => self.store.list_with_offset(prefix, last),
-            (None, None) => self.store.list(prefix),
+        let mut stream = match (st.stream.take(), &st.last, st.in_order) {
+            (Some(s), _, _) => s,
+            (None, Some(last), true) => self.store.list_with_offset(prefix, last),
+            (None, _, _) => self.store.list(prefix),
         };
         let mut batch = match stream.next().await {
             None => {
@@ -139,7 +197,7 @@ impl Pages {
         while batch.len() < BATCH {
             match stream.next().now_or_never() {
                 Some(Some(Ok(m))) => batch.push(m),
-                // The next call asks again after the last key received.
+                // The next call lists again.
                 Some(Some(Err(_))) => {
                     keep = false;
                     break;
@@ -151,15 +209,93 @@ impl Pages {
                 None => break,
             }
         }
-        // The greatest key received: a page in another order than by key still resumes after it.
-        if let Some(max) = batch.iter().map(|m| &m.location).max() {
-            if st.last.as_ref().is_none_or(|l| max > l) {
-                st.last = Some(max.clone());
-            }
+        let fresh = st.fresh(batch);
+        st.stale = if fresh.is_empty() { st.stale + 1 } else { 0 };
+        if st.stale >= STALE {
+            return Err(crate::retry::Failure::Permanent(
+                object_store::Error::Generic {
+                    store: "LIST",
+                    source: "the store lists keys it has already listed, again and again".into(),
+                },
+            ));
         }
         if keep && !st.done {
             st.stream = Some(stream);
         }
-        Ok(Some(batch))
+        Ok(Some(fresh))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object_store::memory::InMemory;
+    use object_store::{ObjectStoreExt, PutPayload};
+
+    fn meta(key: &str) -> object_store::ObjectMeta {
+        object_store::ObjectMeta {
+            location: StorePath::from(key),
+            last_modified: Default::default(),
+            size: 1,
+            e_tag: None,
+            version: None,
+        }
+    }
+
+    #[test]
+    fn keys_already_received_are_left_out_and_order_is_watched() {
+        let mut st = State::default();
+        let keys = |v: Vec<object_store::ObjectMeta>| -> Vec<String> {
+            v.iter().map(|m| m.location.to_string()).collect()
+        };
+        assert_eq!(keys(st.fresh(vec![meta("a"), meta("b")])), ["a", "b"]);
+        assert!(st.in_order);
+        // A page again (a store that ignored the offset): nothing new.
+        assert!(st.fresh(vec![meta("a"), meta("b")]).is_empty());
+        assert_eq!(keys(st.fresh(vec![meta("d"), meta("c")])), ["d", "c"]);
+        assert!(!st.in_order, "c came after d");
+        assert_eq!(st.last, Some(StorePath::from("d")));
+    }
+
+    /// A store that answers the first page and then fails once, and one that repeats itself.
+    #[test]
+    fn a_listing_resumes_and_a_store_that_repeats_itself_fails() {
+        let store = std::sync::Arc::new(InMemory::new());
+        block_on(async {
+            for k in ["d/a", "d/b", "d/c"] {
+                store
+                    .put(&StorePath::from(k), PutPayload::from_static(b"x"))
+                    .await
+                    .unwrap();
+            }
+        });
+        let pages = Pages {
+            store: store.clone(),
+            prefix: StorePath::from("d"),
+            state: Mutex::new(State::default()),
+        };
+        let mut got = Vec::new();
+        while let Some(b) = block_on(pages.next()).ok().flatten() {
+            got.extend(b.into_iter().map(|m| m.location.to_string()));
+            // As after a failure: the next call lists again (after the greatest key).
+            block_on(pages.state.lock()).stream = None;
+        }
+        assert_eq!(got, ["d/a", "d/b", "d/c"]);
+        // Keys that keep coming back: the third batch with nothing new fails.
+        let pages = Pages {
+            store,
+            prefix: StorePath::from("d"),
+            state: Mutex::new(State::default()),
+        };
+        assert!(block_on(pages.next()).is_ok());
+        let mut outcomes = Vec::new();
+        for _ in 0..STALE {
+            let mut st = block_on(pages.state.lock());
+            st.stream = None;
+            st.in_order = false; // lists from the start: the same keys again
+            drop(st);
+            outcomes.push(block_on(pages.next()).is_err());
+        }
+        assert_eq!(outcomes, [false, false, true]);
     }
 }
