@@ -344,23 +344,11 @@ fn url_encode(s: &str) -> String {
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` of a time in seconds and nanoseconds since 1970 (UTC).
 pub fn iso8601(secs: i64, nanos: i64) -> String {
-    let (days, s) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Days to a civil date (H. Hinnant's algorithm, proleptic Gregorian calendar).
-    let z = days + 719_468;
-    let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        s / 3600,
-        s % 3600 / 60,
-        s % 60,
-        nanos / 1_000_000
-    )
+    let nanos = u32::try_from(nanos.clamp(0, 999_999_999)).unwrap_or(0);
+    chrono::DateTime::from_timestamp(secs, nanos)
+        .unwrap_or_default()
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
 }
 
 #[cfg(test)]
