@@ -257,44 +257,49 @@ mod tests {
         assert_eq!(st.last, Some(StorePath::from("d")));
     }
 
-    /// A store that answers the first page and then fails once, and one that repeats itself.
+    /// A listing asked for again after the greatest key received, and a store that repeats
+    /// itself.
     #[test]
     fn a_listing_resumes_and_a_store_that_repeats_itself_fails() {
         let store = std::sync::Arc::new(InMemory::new());
         block_on(async {
             for k in ["d/a", "d/b", "d/c"] {
-                store
-                    .put(&StorePath::from(k), PutPayload::from_static(b"x"))
-                    .await
-                    .unwrap();
+                let payload = PutPayload::from_static(b"x");
+                store.put(&StorePath::from(k), payload).await.unwrap();
             }
         });
-        let pages = Pages {
+        let pages = |st: State| Pages {
             store: store.clone(),
             prefix: StorePath::from("d"),
-            state: Mutex::new(State::default()),
+            state: Mutex::new(st),
         };
-        let mut got = Vec::new();
-        while let Some(b) = block_on(pages.next()).ok().flatten() {
-            got.extend(b.into_iter().map(|m| m.location.to_string()));
-            // As after a failure: the next call lists again (after the greatest key).
-            block_on(pages.state.lock()).stream = None;
-        }
-        assert_eq!(got, ["d/a", "d/b", "d/c"]);
-        // Keys that keep coming back: the third batch with nothing new fails.
-        let pages = Pages {
-            store,
-            prefix: StorePath::from("d"),
-            state: Mutex::new(State::default()),
+        let names = |v: Option<Vec<object_store::ObjectMeta>>| -> Vec<String> {
+            v.unwrap_or_default()
+                .iter()
+                .map(|m| m.location.to_string())
+                .collect()
         };
-        assert!(block_on(pages.next()).is_ok());
+        // After "d/a" in order: from the offset on.
+        let mut st = State::default();
+        st.fresh(vec![meta("d/a")]);
+        assert_eq!(
+            names(block_on(pages(st).next()).ok().flatten()),
+            ["d/b", "d/c"]
+        );
+        // Out of order: from the start, "d/a" not given again.
+        let mut st = State::default();
+        st.fresh(vec![meta("d/c"), meta("d/a")]);
+        assert!(!st.in_order);
+        assert_eq!(names(block_on(pages(st).next()).ok().flatten()), ["d/b"]);
+        // Nothing new, batch after batch (a store that ignores offsets): the third fails.
+        let p = pages(State::default());
+        assert!(block_on(p.next()).is_ok());
         let mut outcomes = Vec::new();
         for _ in 0..STALE {
-            let mut st = block_on(pages.state.lock());
-            st.stream = None;
-            st.in_order = false; // lists from the start: the same keys again
+            let mut st = block_on(p.state.lock());
+            (st.stream, st.done, st.in_order) = (None, false, false);
             drop(st);
-            outcomes.push(block_on(pages.next()).is_err());
+            outcomes.push(block_on(p.next()).is_err());
         }
         assert_eq!(outcomes, [false, false, true]);
     }
