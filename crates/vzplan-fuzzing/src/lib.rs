@@ -60,12 +60,14 @@ pub fn netcdf3(data: &[u8]) {
     }
 }
 
-/// TIFF reader on one file, with and without the imagecodecs codec mapping.
+/// TIFF reader on one file, with and without the imagecodecs codec mapping, and once more as an
+/// object behind the block cache (so that the values' prefetch runs).
 pub fn tiff(data: &[u8]) {
     let r = mem("f.tif", data);
     for imagecodecs in [true, false] {
         let _ = vzplan_tiff::read_layout_with(r.as_ref(), &vzplan_tiff::Options { imagecodecs });
     }
+    let _ = vzplan_tiff::read_layout(&remote(r));
 }
 
 /// DMR++ reader on one sidecar, with no granule named (nothing but the XML is read).

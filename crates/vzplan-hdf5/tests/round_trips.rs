@@ -1,50 +1,18 @@
 //! Round trips to read a layout on object storage, where each one costs a request's latency:
-//! a reader that counts every `read_at` / `read_many` call (one batch = one round trip, as
+//! an in-memory object counts every `read_at` / `read_many` call (one batch = one round trip, as
 //! `ObjectReader` sends a batch's requests concurrently) under the block cache, with small blocks
 //! and first read so that the chunk index is not in the first read. Fixtures: the 4,096-chunk files
 //! of the index benchmark (`scripts/fixtures/hdf5_index_bench.py`), one per index kind, and a
 //! netCDF-4 file of 10 variables written one after the other (`scripts/fixtures/hdf5_requests.py`).
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use vzplan_io::{CacheConfig, CachedReader, IoError, MemObject, ObjectMeta, RangeRead, Stats};
-
-struct Rounds {
-    inner: MemObject,
-    rounds: AtomicU64,
-}
-
-impl RangeRead for Rounds {
-    fn url(&self) -> &str {
-        self.inner.url()
-    }
-    fn meta(&self) -> &ObjectMeta {
-        self.inner.meta()
-    }
-    fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, IoError> {
-        self.rounds.fetch_add(1, Ordering::Relaxed);
-        self.inner.read_at(offset, len)
-    }
-    fn read_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
-        self.rounds.fetch_add(1, Ordering::Relaxed);
-        ranges
-            .iter()
-            .map(|&(o, l)| self.inner.read_at(o, l))
-            .collect()
-    }
-    fn stats(&self) -> Stats {
-        self.inner.stats()
-    }
-}
+use vzplan_io::{CacheConfig, CachedReader, MemObject, RangeRead};
 
 /// Round trips and chunks found reading the layout of `testdata/hdf5/{name}`.
 fn rounds(name: &str) -> (u64, usize) {
     let path = format!("{}/../../testdata/hdf5/{name}", env!("CARGO_MANIFEST_DIR"));
     let bytes = std::fs::read(&path).unwrap();
-    let r = Arc::new(Rounds {
-        inner: MemObject::new(format!("mem:///{name}"), bytes),
-        rounds: AtomicU64::new(0),
-    });
+    let r = Arc::new(MemObject::new(format!("mem:///{name}"), bytes));
     let cfg = CacheConfig {
         block_size: 512,
         first_read: 2048,
@@ -56,7 +24,7 @@ fn rounds(name: &str) -> (u64, usize) {
     let cached = CachedReader::new(r.clone(), cfg);
     let l = vzplan_hdf5::read_layout(&cached).unwrap();
     let chunks = l.arrays.iter().map(|a| a.chunks.entries.len()).sum();
-    (r.rounds.load(Ordering::Relaxed), chunks)
+    (r.stats().round_trips, chunks)
 }
 
 /// Each index costs a round trip per level, not per node: the superblock and object headers,

@@ -1,4 +1,7 @@
-//! An object in memory: for tests of parsers on corrupt bytes, and for inline data.
+//! An object in memory: for tests of parsers on corrupt bytes, and for inline data. It counts
+//! as object storage would: a read is a request and a round trip, a batch
+//! ([`RangeRead::read_many`]) one round trip for all its requests, as `ObjectReader` sends them
+//! together.
 
 use crate::{check_range, IoError, ObjectMeta, RangeRead, Stats};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,6 +12,7 @@ pub struct MemObject {
     data: Vec<u8>,
     meta: ObjectMeta,
     requests: AtomicU64,
+    round_trips: AtomicU64,
     bytes: AtomicU64,
 }
 
@@ -23,6 +27,7 @@ impl MemObject {
             data,
             meta,
             requests: AtomicU64::new(0),
+            round_trips: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
         }
     }
@@ -36,18 +41,30 @@ impl RangeRead for MemObject {
         &self.meta
     }
     fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, IoError> {
-        check_range(&self.url, self.meta.size, offset, len)?;
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        self.bytes.fetch_add(len, Ordering::Relaxed);
-        Ok(self.data[offset as usize..(offset + len) as usize].to_vec())
+        self.round_trips.fetch_add(1, Ordering::Relaxed);
+        self.read_one(offset, len)
+    }
+    fn read_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<Vec<u8>>, IoError> {
+        if !ranges.is_empty() {
+            self.round_trips.fetch_add(1, Ordering::Relaxed);
+        }
+        ranges.iter().map(|&(o, l)| self.read_one(o, l)).collect()
     }
     fn stats(&self) -> Stats {
         Stats {
             requests: self.requests.load(Ordering::Relaxed),
-            // Each read waits for the one before: one round trip each.
-            round_trips: self.requests.load(Ordering::Relaxed),
+            round_trips: self.round_trips.load(Ordering::Relaxed),
             bytes: self.bytes.load(Ordering::Relaxed),
             ..Stats::default()
         }
+    }
+}
+
+impl MemObject {
+    fn read_one(&self, offset: u64, len: u64) -> Result<Vec<u8>, IoError> {
+        check_range(&self.url, self.meta.size, offset, len)?;
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(len, Ordering::Relaxed);
+        Ok(self.data[offset as usize..(offset + len) as usize].to_vec())
     }
 }

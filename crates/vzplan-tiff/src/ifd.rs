@@ -14,6 +14,17 @@ use vzplan_io::RangeRead;
 /// Most entries one IFD may have (classic TIFF cannot exceed 65535 anyway).
 const MAX_ENTRIES: u64 = 1 << 16;
 
+/// Tags whose values reading an image needs, fetched together by [`Tiff::prefetch_values`]:
+/// BitsPerSample, StripOffsets, StripByteCounts, TileOffsets, TileByteCounts, SubIFDs,
+/// SampleFormat, JPEGTables, the GeoTIFF tags, GDAL's metadata and nodata, LercParameters.
+const PREFETCHED_TAGS: [u16; 17] = [
+    258, 273, 279, 324, 325, 330, 339, 347, 33550, 33922, 34264, 34735, 34736, 34737, 42112, 42113,
+    50674,
+];
+
+/// Bytes [`Tiff::prefetch_values`] asks for at most.
+const PREFETCH_BYTES: u64 = 16 << 20;
+
 /// One IFD entry: tag, field type, count and the raw value/offset field.
 #[derive(Clone, Debug)]
 pub(crate) struct Entry {
@@ -250,6 +261,48 @@ impl<'a> Tiff<'a> {
         entries.sort_by_key(|e| e.tag);
         entries.dedup_by_key(|e| e.tag);
         Ok(Ifd { entries, next })
+    }
+
+    /// A hint: the out-of-line values of `ifds` that reading their images needs (offsets and byte
+    /// counts, sample formats, JPEG tables, GeoTIFF and GDAL tags) asked for in one batch, so
+    /// that on object storage the pages of a file cost one round trip for them together instead
+    /// of one per value. Values past the file are left to the reads that report them; at most
+    /// [`PREFETCH_BYTES`] are asked for.
+    pub fn prefetch_values(&self, ifds: &[Ifd]) {
+        if !self.r.prefetches() {
+            return;
+        }
+        let mut ranges = Vec::new();
+        let mut total = 0u64;
+        let needed = ifds.iter().flat_map(|ifd| &ifd.entries);
+        for e in needed.filter(|e| PREFETCHED_TAGS.contains(&e.tag)) {
+            let Some((offset, len)) = self.out_of_line(e) else {
+                continue;
+            };
+            total = total.saturating_add(len);
+            if total > PREFETCH_BYTES {
+                break;
+            }
+            if offset.checked_add(len).is_some_and(|end| end <= self.size) {
+                ranges.push((offset, len));
+            }
+        }
+        self.r.prefetch(&ranges);
+    }
+
+    /// Where an entry's values lie when they are not in the entry itself.
+    fn out_of_line(&self, e: &Entry) -> Option<(u64, u64)> {
+        let total = e.count.checked_mul(type_size(e.typ)?)?;
+        let inline = if self.big { 8 } else { 4 };
+        if total <= inline {
+            return None;
+        }
+        let offset = if self.big {
+            self.u64_at(&e.field, 0)
+        } else {
+            self.u32_at(&e.field, 0) as u64
+        };
+        Some((offset, total))
     }
 
     /// The raw bytes of an entry's values (inline or out of line), or an error naming the tag.

@@ -207,6 +207,7 @@ pub fn read_layout_with(r: &dyn RangeRead, opts: &Options) -> Result<SourceLayou
     let (t, first) = Tiff::open(r)?;
     let mut visited = HashSet::new();
     let chain = walk_chain(&t, first, &mut visited, "main IFD chain")?;
+    t.prefetch_values(&chain);
 
     let mut arrays: Vec<ArrayLayout> = Vec::new();
     let mut problems: Vec<ArrayProblem> = Vec::new();
@@ -271,7 +272,9 @@ pub fn read_layout_with(r: &dyn RangeRead, opts: &Options) -> Result<SourceLayou
         let subs = t.uints(e)?;
         let mut j = 0usize;
         for off in subs {
-            for sub in walk_chain(&t, off, &mut visited, "SubIFD chain")? {
+            let chain = walk_chain(&t, off, &mut visited, "SubIFD chain")?;
+            t.prefetch_values(&chain);
+            for sub in chain {
                 match role(&t, &sub)? {
                     Role::Mask => {}
                     Role::Reduced => {
