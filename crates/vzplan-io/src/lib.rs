@@ -73,7 +73,10 @@ pub enum IoError {
     /// A URL that cannot be used (scheme, credentials or query string in it, bad key).
     #[error("{url}: {reason}")]
     Url { url: String, reason: String },
-    /// An object-store request that failed for good: not found, access denied.
+    /// There is no object at this URL.
+    #[error("{url}: no such object")]
+    Missing { url: String },
+    /// An object-store request that failed for good: access denied, a bad request.
     #[error("{url}: {reason}")]
     Remote { url: String, reason: String },
     /// The store could not be reached: every attempt of a request failed the way an outage
@@ -92,7 +95,7 @@ impl IoError {
     pub fn is_missing(&self) -> bool {
         match self {
             IoError::Open { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
-            IoError::Remote { reason, .. } => reason.contains("no such object"),
+            IoError::Missing { .. } => true,
             _ => false,
         }
     }

@@ -151,7 +151,11 @@ fn throttling_answers_are_told_from_other_failures() {
 pub(crate) fn permanent(url: &str, e: object_store::Error, anon: bool) -> IoError {
     use object_store::Error as E;
     let reason = match &e {
-        E::NotFound { .. } => "no such object".to_string(),
+        E::NotFound { .. } => {
+            return IoError::Missing {
+                url: crate::redact(url),
+            }
+        }
         E::PermissionDenied { .. } | E::Unauthenticated { .. } if anon => {
             format!("access denied to an unsigned request ({e}); drop --anon and set the cloud's credential environment variables")
         }
