@@ -228,7 +228,11 @@ fn assemble(
     }
     // Virtual datasets, once the arrays of the file itself (their sources there) are known.
     for (mut a, p) in virtuals {
-        match vds::resolve(&mut a, &p, &out_arrays, &mut foreign, r.url()) {
+        let own = vds::Own {
+            arrays: &out_arrays,
+            problems: &problems,
+        };
+        match vds::resolve(&mut a, &p, own, &mut foreign, r.url()) {
             Ok(()) => {
                 out_arrays.push(a);
                 padding.push(None);

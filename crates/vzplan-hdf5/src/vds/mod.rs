@@ -23,7 +23,7 @@ mod place;
 mod resolve;
 pub mod select;
 
-pub(crate) use resolve::resolve;
+pub(crate) use resolve::{resolve, Own};
 
 use crate::ctx::Cur;
 use crate::error::{Error, Result};

@@ -6,7 +6,7 @@ use super::place::{place, Piece};
 use super::select::{Selection, Span, UNLIMITED};
 use super::{block_name, is_pattern, Mapping, Pending};
 use crate::external::Foreign;
-use vzplan_core::{ArrayLayout, ProblemKind};
+use vzplan_core::{ArrayLayout, ArrayProblem, ProblemKind};
 
 /// The blocks of one unlimited mapping looked for at most (each is a file or a dataset).
 const MAX_BLOCKS: u64 = 100_000;
@@ -14,13 +14,21 @@ const MAX_BLOCKS: u64 = 100_000;
 /// Why a virtual dataset cannot be referenced: the kind of fix it needs and what to say.
 type Why = (ProblemKind, String);
 
+/// The file's own datasets: those read (possible sources in the file itself) and those that
+/// could not be (a source there that exists but cannot be referenced).
+#[derive(Clone, Copy)]
+pub(crate) struct Own<'a> {
+    pub arrays: &'a [ArrayLayout],
+    pub problems: &'a [ArrayProblem],
+}
+
 /// Resolves the virtual dataset `a` (shape, type, fill value and attributes set from its own
-/// object header) from its mappings: `own` are the file's other arrays (a source in the file
+/// object header) from its mappings: `own` are the file's other datasets (a source in the file
 /// itself), `url` the file's (other files' names are relative to it).
 pub(crate) fn resolve(
     a: &mut ArrayLayout,
     p: &Pending,
-    own: &[ArrayLayout],
+    own: Own<'_>,
     foreign: &mut Foreign<'_>,
     url: &str,
 ) -> Result<(), Why> {
@@ -59,22 +67,27 @@ fn missing(m: &Mapping, file: &str) -> Why {
 }
 
 /// The source dataset `dataset` of the file `file` names (`.`: this one), with its blocks in
-/// this file's source numbers; `None` when the file is not there.
+/// this file's source numbers; `None` when the file (or, in this file, the dataset) is not there.
 fn source(
     file: &str,
     dataset: &str,
-    own: &[ArrayLayout],
+    own: Own<'_>,
     foreign: &mut Foreign<'_>,
     url: &str,
 ) -> Result<Option<ArrayLayout>, Why> {
     let path = dataset.trim_start_matches('/');
     if file == "." {
-        return match own.iter().find(|x| x.path == path) {
-            Some(x) => Ok(Some(x.clone())),
-            None => Err((
-                ProblemKind::Storage,
-                format!("its source {dataset} in this file is not a dataset vzplan can reference"),
+        if let Some(x) = own.arrays.iter().find(|x| x.path == path) {
+            return Ok(Some(x.clone()));
+        }
+        // A dataset that is there but cannot be referenced says why; one that is not there is
+        // missing (a numbered mapping ends at it, as HDF5 reads it).
+        return match own.problems.iter().find(|x| x.path == path) {
+            Some(pr) => Err((
+                pr.kind,
+                format!("its source {dataset} in this file: {}", pr.reason),
             )),
+            None => Ok(None),
         };
     }
     let (at, l) = match foreign.layout(url, file) {
@@ -154,7 +167,7 @@ fn piece(
 fn numbered(
     a: &ArrayLayout,
     m: &Mapping,
-    own: &[ArrayLayout],
+    own: Own<'_>,
     foreign: &mut Foreign<'_>,
     url: &str,
     out: &mut Vec<Piece>,
@@ -250,10 +263,52 @@ mod tests {
                 block: vec![1; 3],
             },
         };
-        let own = [array("d0", &[4])];
+        let arrays = [array("d0", &[4])];
+        let own = Own {
+            arrays: &arrays,
+            problems: &[],
+        };
         let mut foreign = Foreign::new(None, 0);
         let mut out = Vec::new();
-        let r = numbered(&a, &m, &own, &mut foreign, "file:///x.h5", &mut out);
+        let r = numbered(&a, &m, own, &mut foreign, "file:///x.h5", &mut out);
         assert!(matches!(r, Err((ProblemKind::Storage, _))), "{:?}", r.err());
+    }
+
+    /// `d%b` in the file itself: the blocks run while `d<b>` is there, as HDF5 reads them; one
+    /// that is there but cannot be referenced is a problem.
+    #[test]
+    fn a_numbered_mapping_in_this_file_ends_at_its_first_missing_dataset() {
+        let a = array("v", &[8]);
+        let m = Mapping {
+            file: ".".into(),
+            dataset: "d%b".into(),
+            source: Selection::All,
+            target: Selection::Regular {
+                start: vec![0],
+                stride: vec![4],
+                count: vec![UNLIMITED],
+                block: vec![4],
+            },
+        };
+        let arrays = [array("d0", &[4]), array("d1", &[4])];
+        let mut foreign = Foreign::new(None, 0);
+        let mut out = Vec::new();
+        let own = Own {
+            arrays: &arrays,
+            problems: &[],
+        };
+        let r = numbered(&a, &m, own, &mut foreign, "file:///x.h5", &mut out);
+        assert!(r.is_ok(), "{:?}", r.err());
+        assert_eq!(out.len(), 2);
+        let problems = [ArrayProblem::new("d1", ProblemKind::Filter, "a filter")];
+        let own = Own {
+            arrays: &arrays[..1],
+            problems: &problems,
+        };
+        let r = numbered(&a, &m, own, &mut foreign, "file:///x.h5", &mut Vec::new());
+        assert!(
+            matches!(&r, Err((ProblemKind::Filter, w)) if w.contains("d1") && w.contains("a filter")),
+            "{r:?}"
+        );
     }
 }
