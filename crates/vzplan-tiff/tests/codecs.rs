@@ -5,34 +5,22 @@
 //! Their values are read back through zarr-python by tests/conformance/test_tiff_codecs.py.
 
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use vzplan_core::{CodecStage, DataRef, EdgeStorage, Endian, Kind, ProblemKind, SourceLayout};
 use vzplan_io::MemObject;
 use vzplan_tiff::{read_layout, read_layout_with, Options};
 
+mod common;
+
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/tiff/codecs")
+    common::dir("codecs")
 }
 
 fn fixtures() -> Vec<(String, Value)> {
-    let mut names: Vec<PathBuf> = std::fs::read_dir(dir())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "tif"))
-        .collect();
-    names.sort();
-    assert!(
-        names.len() >= 40,
-        "fixtures missing: run scripts/fixtures/tiff_codecs.py"
-    );
-    names
+    let files = common::with_oracles(&dir(), 40, "scripts/fixtures/tiff_codecs.py");
+    files
         .into_iter()
-        .map(|p| {
-            let oracle = std::fs::read_to_string(p.with_extension("json")).unwrap();
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, serde_json::from_str(&oracle).unwrap())
-        })
+        .map(|(p, oracle)| (common::name(&p), oracle))
         .collect()
 }
 

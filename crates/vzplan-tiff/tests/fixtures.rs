@@ -4,41 +4,26 @@
 
 use serde_json::Value;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use vzplan_core::{ArrayLayout, DataRef, EdgeStorage, Endian, Kind, SourceLayout};
 
+mod common;
+
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/tiff")
+    common::dir("")
 }
 
 fn fixtures() -> Vec<(String, Value, SourceLayout, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut names: Vec<_> = std::fs::read_dir(dir())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "tif"))
-        .collect();
-    names.sort();
-    assert!(
-        names.len() >= 30,
-        "fixtures missing: run scripts/fixtures/tiff.py"
-    );
-    for p in names {
-        let oracle: Value =
-            serde_json::from_str(&std::fs::read_to_string(p.with_extension("json")).unwrap())
-                .unwrap();
-        let r = vzplan_io::open_local(&p).unwrap();
-        let layout = vzplan_tiff::read_layout(&r).unwrap_or_else(|e| panic!("{e}"));
-        let bytes = std::fs::read(&p).unwrap();
-        out.push((
-            p.file_name().unwrap().to_string_lossy().into_owned(),
-            oracle,
-            layout,
-            bytes,
-        ));
-    }
-    out
+    let files = common::with_oracles(&dir(), 30, "scripts/fixtures/tiff.py");
+    files
+        .into_iter()
+        .map(|(p, oracle)| {
+            let r = vzplan_io::open_local(&p).unwrap();
+            let layout = vzplan_tiff::read_layout(&r).unwrap_or_else(|e| panic!("{e}"));
+            let bytes = std::fs::read(&p).unwrap();
+            (common::name(&p), oracle, layout, bytes)
+        })
+        .collect()
 }
 
 /// The oracle's pages under the reader's names (same rules as the reader's docs).
