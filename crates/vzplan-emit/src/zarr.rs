@@ -282,14 +282,7 @@ fn coords_attrs(plan: &Plan, a: &ArrayPlan) -> Option<Map<String, Value>> {
     let mut map = Map::new();
     // GeoTIFF: the affine transform in `spatial:transform` carries the y/x coordinates.
     if a.attrs.contains_key("spatial:transform") {
-        let dims: Vec<String> = match a.attrs.get("spatial:dimensions") {
-            Some(Value::Array(d)) => d
-                .iter()
-                .filter_map(|x| x.as_str().map(String::from))
-                .collect(),
-            _ => vec!["y".into(), "x".into()],
-        };
-        for d in dims.iter().filter(|d| a.dims.contains(d)) {
+        for d in a.spatial_dims().iter().filter(|d| a.dims.contains(d)) {
             map.insert(
                 d.clone(),
                 json!({"type": "reference", "convention": "spatial"}),

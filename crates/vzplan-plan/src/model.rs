@@ -84,6 +84,20 @@ pub struct ArrayPlan {
     pub fields: Vec<Field>,
 }
 
+impl ArrayPlan {
+    /// The dimensions a GeoTIFF image's affine transform maps (`spatial:dimensions`), `y` and `x`
+    /// unless it says otherwise.
+    pub fn spatial_dims(&self) -> Vec<String> {
+        match self.attrs.get("spatial:dimensions") {
+            Some(Value::Array(d)) => d
+                .iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect(),
+            _ => vec!["y".into(), "x".into()],
+        }
+    }
+}
+
 /// A chunk that cannot be referenced as it is stored: read it, decode it, keep its leading
 /// `keep` sub-block, re-encode it with the array's codecs, and write it inline.
 #[derive(Clone, Debug, PartialEq)]

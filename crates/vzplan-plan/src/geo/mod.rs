@@ -155,14 +155,7 @@ fn grid_of(a: &ArrayPlan) -> Option<Grid> {
     if !transform.iter().all(|v| v.is_finite()) {
         return None;
     }
-    let dims: Vec<String> = match a.attrs.get("spatial:dimensions") {
-        Some(Value::Array(d)) => d
-            .iter()
-            .filter_map(|x| x.as_str().map(String::from))
-            .collect(),
-        _ => vec!["y".into(), "x".into()],
-    };
-    let [ydim, xdim]: [String; 2] = dims.try_into().ok()?;
+    let [ydim, xdim]: [String; 2] = a.spatial_dims().try_into().ok()?;
     let axis = |name: &str| a.dims.iter().position(|d| d == name);
     let h = *a.shape.get(axis(&ydim)?)?;
     let w = *a.shape.get(axis(&xdim)?)?;
