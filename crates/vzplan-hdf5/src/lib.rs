@@ -205,6 +205,12 @@ fn assemble(
     let mut out_arrays = Vec::with_capacity(n);
     let mut padding = Vec::with_capacity(n);
     let mut virtuals = Vec::new();
+    // Every dataset's path, for virtual datasets with sources in this file (most files have none).
+    let datasets: std::collections::HashSet<String> =
+        match w.dsets.iter().any(|d| d.mappings.is_some()) {
+            true => w.dsets.iter().map(|d| d.path.clone()).collect(),
+            false => Default::default(),
+        };
     for (d, dims) in w.dsets.into_iter().zip(arrays) {
         for reason in &d.attr_problems {
             problems.push(attr_problem(&d.path, reason));
@@ -231,6 +237,7 @@ fn assemble(
         let own = vds::Own {
             arrays: &out_arrays,
             problems: &problems,
+            datasets: &datasets,
         };
         match vds::resolve(&mut a, &p, own, &mut foreign, r.url()) {
             Ok(()) => {

@@ -14,12 +14,14 @@ const MAX_BLOCKS: u64 = 100_000;
 /// Why a virtual dataset cannot be referenced: the kind of fix it needs and what to say.
 type Why = (ProblemKind, String);
 
-/// The file's own datasets: those read (possible sources in the file itself) and those that
-/// could not be (a source there that exists but cannot be referenced).
+/// The file's own datasets: those read (possible sources in the file itself), those that could
+/// not be (with why), and the path of every dataset it has (virtual ones not yet resolved and
+/// dimension scales too), which tells a source that cannot be referenced from one not there.
 #[derive(Clone, Copy)]
 pub(crate) struct Own<'a> {
     pub arrays: &'a [ArrayLayout],
     pub problems: &'a [ArrayProblem],
+    pub datasets: &'a std::collections::HashSet<String>,
 }
 
 /// Resolves the virtual dataset `a` (shape, type, fill value and attributes set from its own
@@ -86,6 +88,10 @@ fn source(
             Some(pr) => Err((
                 pr.kind,
                 format!("its source {dataset} in this file: {}", pr.reason),
+            )),
+            None if own.datasets.contains(path) => Err((
+                ProblemKind::Storage,
+                format!("its source {dataset} in this file is not a dataset vzplan can reference"),
             )),
             None => Ok(None),
         };
@@ -264,9 +270,11 @@ mod tests {
             },
         };
         let arrays = [array("d0", &[4])];
+        let datasets = ["d0".to_string()].into();
         let own = Own {
             arrays: &arrays,
             problems: &[],
+            datasets: &datasets,
         };
         let mut foreign = Foreign::new(None, 0);
         let mut out = Vec::new();
@@ -291,19 +299,31 @@ mod tests {
             },
         };
         let arrays = [array("d0", &[4]), array("d1", &[4])];
+        let datasets = ["d0", "d1", "v"].map(String::from).into();
         let mut foreign = Foreign::new(None, 0);
         let mut out = Vec::new();
         let own = Own {
             arrays: &arrays,
             problems: &[],
+            datasets: &datasets,
         };
         let r = numbered(&a, &m, own, &mut foreign, "file:///x.h5", &mut out);
         assert!(r.is_ok(), "{:?}", r.err());
         assert_eq!(out.len(), 2);
+        // `d1` there but not read (another virtual dataset, a dimension scale): a problem.
+        let datasets = ["d0", "d1"].map(String::from).into();
+        let own = Own {
+            arrays: &arrays[..1],
+            problems: &[],
+            datasets: &datasets,
+        };
+        let r = numbered(&a, &m, own, &mut foreign, "file:///x.h5", &mut Vec::new());
+        assert!(matches!(r, Err((ProblemKind::Storage, _))), "{r:?}");
         let problems = [ArrayProblem::new("d1", ProblemKind::Filter, "a filter")];
         let own = Own {
             arrays: &arrays[..1],
             problems: &problems,
+            datasets: &datasets,
         };
         let r = numbered(&a, &m, own, &mut foreign, "file:///x.h5", &mut Vec::new());
         assert!(
