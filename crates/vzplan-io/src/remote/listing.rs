@@ -120,7 +120,8 @@ struct Pages {
     state: Mutex<State>,
 }
 
-/// Batches in a row with no key not already received, after which a listing fails.
+/// Batches in a row with no key not already received, after which a listing fails (past those
+/// a stream listing from the start again passes over first).
 const STALE: u32 = 3;
 
 struct State {
@@ -132,6 +133,9 @@ struct State {
     /// Hashes of the keys received (8 bytes a key: 8 MB for a listing of 10⁶).
     seen: std::collections::HashSet<u64>,
     stale: u32,
+    /// Batches in a row with nothing new that this stream may give: [`STALE`], and when it
+    /// lists from the start again, the batches of what was received before.
+    allowed: u32,
     done: bool,
 }
 
@@ -143,6 +147,7 @@ impl Default for State {
             in_order: true,
             seen: Default::default(),
             stale: 0,
+            allowed: STALE,
             done: false,
         }
     }
@@ -179,10 +184,17 @@ impl Pages {
         }
         let prefix = (!self.prefix.as_ref().is_empty()).then_some(&self.prefix);
         // Taken out while it is polled: an attempt cut short by its timeout drops it.
-        let mut stream = match (st.stream.take(), &st.last, st.in_order) {
+        let mut stream = match (st.stream.take(), st.last.clone(), st.in_order) {
             (Some(s), _, _) => s,
-            (None, Some(last), true) => self.store.list_with_offset(prefix, last),
-            (None, _, _) => self.store.list(prefix),
+            (None, Some(last), true) => {
+                st.allowed = STALE;
+                self.store.list_with_offset(prefix, &last)
+            }
+            (None, _, _) => {
+                let again = u32::try_from(st.seen.len().div_ceil(BATCH)).unwrap_or(u32::MAX);
+                st.allowed = STALE.saturating_add(again);
+                self.store.list(prefix)
+            }
         };
         let mut batch = match stream.next().await {
             None => {
@@ -211,7 +223,7 @@ impl Pages {
         }
         let fresh = st.fresh(batch);
         st.stale = if fresh.is_empty() { st.stale + 1 } else { 0 };
-        if st.stale >= STALE {
+        if st.stale >= st.allowed {
             return Err(crate::retry::Failure::Permanent(
                 object_store::Error::Generic {
                     store: "LIST",
@@ -279,28 +291,26 @@ mod tests {
                 .map(|m| m.location.to_string())
                 .collect()
         };
-        // After "d/a" in order: from the offset on.
+        // After "d/b" in order: from the offset on ("d/a", before it, is not listed again).
         let mut st = State::default();
-        st.fresh(vec![meta("d/a")]);
-        assert_eq!(
-            names(block_on(pages(st).next()).ok().flatten()),
-            ["d/b", "d/c"]
-        );
+        st.fresh(vec![meta("d/b")]);
+        assert_eq!(names(block_on(pages(st).next()).ok().flatten()), ["d/c"]);
         // Out of order: from the start, "d/a" not given again.
         let mut st = State::default();
         st.fresh(vec![meta("d/c"), meta("d/a")]);
         assert!(!st.in_order);
         assert_eq!(names(block_on(pages(st).next()).ok().flatten()), ["d/b"]);
-        // Nothing new, batch after batch (a store that ignores offsets): the third fails.
+        // Nothing new, batch after batch: listing from the start passes over what came (one
+        // batch here), then the third batch with nothing new fails.
         let p = pages(State::default());
         assert!(block_on(p.next()).is_ok());
         let mut outcomes = Vec::new();
-        for _ in 0..STALE {
+        for _ in 0..=STALE {
             let mut st = block_on(p.state.lock());
             (st.stream, st.done, st.in_order) = (None, false, false);
             drop(st);
             outcomes.push(block_on(p.next()).is_err());
         }
-        assert_eq!(outcomes, [false, false, true]);
+        assert_eq!(outcomes, [false, false, false, true]);
     }
 }
