@@ -22,6 +22,14 @@ const PREFETCHED_TAGS: [u16; 17] = [
     50674,
 ];
 
+/// Where an entry's values lie ([`Tiff::span`]).
+enum Span {
+    /// In the entry's own field: this many bytes.
+    Inline(usize),
+    /// Out of line: offset and length.
+    At(u64, u64),
+}
+
 /// Bytes [`Tiff::prefetch_values`] asks for at most.
 const PREFETCH_BYTES: u64 = 16 << 20;
 
@@ -274,39 +282,31 @@ impl<'a> Tiff<'a> {
         }
         let mut ranges = Vec::new();
         let mut total = 0u64;
-        let needed = ifds.iter().flat_map(|ifd| &ifd.entries);
+        // Masks' values are not read (a mask is left out): their IFDs give none.
+        let images = ifds.iter().filter(|ifd| !self.is_mask(ifd));
+        let needed = images.flat_map(|ifd| &ifd.entries);
         for e in needed.filter(|e| PREFETCHED_TAGS.contains(&e.tag)) {
-            let Some((offset, len)) = self.out_of_line(e) else {
+            let Ok(Span::At(offset, len)) = self.span(e) else {
                 continue;
             };
-            total = total.saturating_add(len);
-            if total > PREFETCH_BYTES {
-                break;
-            }
-            if offset.checked_add(len).is_some_and(|end| end <= self.size) {
+            let within = offset.checked_add(len).is_some_and(|end| end <= self.size);
+            // A value past the file, or past what is left to ask for, is left to its read.
+            if within && total.saturating_add(len) <= PREFETCH_BYTES {
+                total += len;
                 ranges.push((offset, len));
             }
         }
         self.r.prefetch(&ranges);
     }
 
-    /// Where an entry's values lie when they are not in the entry itself.
-    fn out_of_line(&self, e: &Entry) -> Option<(u64, u64)> {
-        let total = e.count.checked_mul(type_size(e.typ)?)?;
-        let inline = if self.big { 8 } else { 4 };
-        if total <= inline {
-            return None;
-        }
-        let offset = if self.big {
-            self.u64_at(&e.field, 0)
-        } else {
-            self.u32_at(&e.field, 0) as u64
-        };
-        Some((offset, total))
+    /// Whether an IFD is a transparency mask (NewSubfileType bit 2).
+    fn is_mask(&self, ifd: &Ifd) -> bool {
+        let nst = self.uint(ifd, crate::image::NEW_SUBFILE_TYPE);
+        matches!(nst, Ok(Some(n)) if n & 4 != 0)
     }
 
-    /// The raw bytes of an entry's values (inline or out of line), or an error naming the tag.
-    pub fn raw(&self, e: &Entry) -> Result<Vec<u8>, ReadError> {
+    /// Where an entry's values lie: in the entry itself (their length), or out of line.
+    fn span(&self, e: &Entry) -> Result<Span, ReadError> {
         let size = type_size(e.typ).ok_or_else(|| {
             self.corrupt(format!("tag {} has unknown field type {}", e.tag, e.typ))
         })?;
@@ -316,14 +316,22 @@ impl<'a> Tiff<'a> {
             .ok_or_else(|| self.corrupt(format!("tag {} count {} overflows", e.tag, e.count)))?;
         let inline = if self.big { 8 } else { 4 };
         if total <= inline {
-            return Ok(e.field[..total as usize].to_vec());
+            return Ok(Span::Inline(total as usize));
         }
         let offset = if self.big {
             self.u64_at(&e.field, 0)
         } else {
             self.u32_at(&e.field, 0) as u64
         };
-        self.read(offset, total, &format!("value of tag {}", e.tag))
+        Ok(Span::At(offset, total))
+    }
+
+    /// The raw bytes of an entry's values (inline or out of line), or an error naming the tag.
+    pub fn raw(&self, e: &Entry) -> Result<Vec<u8>, ReadError> {
+        match self.span(e)? {
+            Span::Inline(n) => Ok(e.field[..n].to_vec()),
+            Span::At(offset, total) => self.read(offset, total, &format!("value of tag {}", e.tag)),
+        }
     }
 
     /// Unsigned integer values (BYTE, SHORT, LONG, LONG8, IFD, IFD8; also UNDEFINED as bytes).
