@@ -15,12 +15,28 @@ use vzplan_io::RangeRead;
 const MAX_ENTRIES: u64 = 1 << 16;
 
 /// Tags whose values reading an image needs, fetched together by [`Tiff::prefetch_values`]:
-/// BitsPerSample, StripOffsets, StripByteCounts, TileOffsets, TileByteCounts, SubIFDs,
-/// SampleFormat, JPEGTables, the GeoTIFF tags, GDAL's metadata and nodata, LercParameters.
-const PREFETCHED_TAGS: [u16; 17] = [
-    258, 273, 279, 324, 325, 330, 339, 347, 33550, 33922, 34264, 34735, 34736, 34737, 42112, 42113,
-    50674,
-];
+/// the image's (besides the GeoTIFF tags, [`crate::geo::GEO_TAGS`]).
+const PREFETCHED_TAGS: [u16; 11] = {
+    use crate::image::*;
+    [
+        BITS_PER_SAMPLE,
+        STRIP_OFFSETS,
+        STRIP_BYTE_COUNTS,
+        TILE_OFFSETS,
+        TILE_BYTE_COUNTS,
+        SUB_IFDS,
+        SAMPLE_FORMAT,
+        JPEG_TABLES,
+        GDAL_METADATA,
+        GDAL_NODATA,
+        LERC_PARAMETERS,
+    ]
+};
+
+/// Whether [`Tiff::prefetch_values`] asks for a tag's values.
+fn prefetched(tag: u16) -> bool {
+    PREFETCHED_TAGS.contains(&tag) || crate::geo::GEO_TAGS.iter().any(|(t, _)| *t == tag)
+}
 
 /// Where an entry's values lie ([`Tiff::span`]).
 enum Span {
@@ -285,7 +301,7 @@ impl<'a> Tiff<'a> {
         // Masks' values are not read (a mask is left out): their IFDs give none.
         let images = ifds.iter().filter(|ifd| !self.is_mask(ifd));
         let needed = images.flat_map(|ifd| &ifd.entries);
-        for e in needed.filter(|e| PREFETCHED_TAGS.contains(&e.tag)) {
+        for e in needed.filter(|e| prefetched(e.tag)) {
             let Ok(Span::At(offset, len)) = self.span(e) else {
                 continue;
             };

@@ -271,38 +271,40 @@ pub fn read_layout_with(r: &dyn RangeRead, opts: &Options) -> Result<SourceLayou
         let Some(owner) = this_page else { continue };
         let subs = t.uints(e)?;
         let mut j = 0usize;
+        // Every chain first, so that their values come in one batch.
+        let mut chains = Vec::with_capacity(subs.len());
         for off in subs {
-            let chain = walk_chain(&t, off, &mut visited, "SubIFD chain")?;
-            t.prefetch_values(&chain);
-            for sub in chain {
-                match role(&t, &sub)? {
-                    Role::Mask => {}
-                    Role::Reduced => {
-                        let n = overviews.entry(owner).or_insert(0);
-                        *n += 1;
-                        let name = overview_name(owner, *n);
-                        place(
-                            image::build(&t, &sub, opts),
-                            name,
-                            Some(owner),
-                            &mut arrays,
-                            &mut problems,
-                            &mut page_geo,
-                        )?;
-                    }
-                    Role::Full => {
-                        place(
-                            image::build(&t, &sub, opts),
-                            format!("{owner}_subifd_{j}"),
-                            Some(owner),
-                            &mut arrays,
-                            &mut problems,
-                            &mut page_geo,
-                        )?;
-                    }
+            chains.extend(walk_chain(&t, off, &mut visited, "SubIFD chain")?);
+        }
+        t.prefetch_values(&chains);
+        for sub in chains {
+            match role(&t, &sub)? {
+                Role::Mask => {}
+                Role::Reduced => {
+                    let n = overviews.entry(owner).or_insert(0);
+                    *n += 1;
+                    let name = overview_name(owner, *n);
+                    place(
+                        image::build(&t, &sub, opts),
+                        name,
+                        Some(owner),
+                        &mut arrays,
+                        &mut problems,
+                        &mut page_geo,
+                    )?;
                 }
-                j += 1;
+                Role::Full => {
+                    place(
+                        image::build(&t, &sub, opts),
+                        format!("{owner}_subifd_{j}"),
+                        Some(owner),
+                        &mut arrays,
+                        &mut problems,
+                        &mut page_geo,
+                    )?;
+                }
             }
+            j += 1;
         }
     }
 
