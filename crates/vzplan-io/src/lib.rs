@@ -155,9 +155,9 @@ pub trait RangeRead: Send + Sync {
     /// round trip on object storage). Readers without a cache ignore it, so nothing is read twice.
     fn prefetch(&self, _ranges: &[(u64, u64)]) {}
     /// Whether [`RangeRead::prefetch`] does anything here: a reader can skip working out what to
-    /// ask for (a small local file read whole needs no hints).
+    /// ask for (a reader without a cache, a small local file read whole, needs no hints).
     fn prefetches(&self) -> bool {
-        true
+        false
     }
     /// Requests and bytes so far.
     fn stats(&self) -> Stats;
